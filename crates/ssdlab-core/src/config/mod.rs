@@ -1,0 +1,462 @@
+//! The one configuration schema. Every section's defaults describe MQSim's default device
+//! (`ssdconfig.xml`), so that a run with an empty `[flash]` compares side by side with MQSim.
+//!
+//! Reading goes through `serde_path_to_error`, so a type error or an unknown key names the full
+//! field path (`flash.timing.read`), and [`validate`] then checks every value against the model's
+//! limits before anything is allocated.
+
+mod units;
+mod validate;
+
+pub use units::{Bandwidth, Duration, Rate, Size, TransferRate};
+pub use validate::validate;
+
+use serde::de::{self, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize};
+use std::fmt;
+
+/// A configuration value that was rejected, with the path of the field that holds it.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{path}: {reason}")]
+pub struct ConfigError {
+    pub path: String,
+    pub reason: String,
+}
+
+impl ConfigError {
+    pub fn new(path: impl Into<String>, reason: impl Into<String>) -> Self {
+        Self { path: path.into(), reason: reason.into() }
+    }
+}
+
+/// The whole simulation: device, workload and run options.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// Seed of every random stream; the same config and seed give the same results.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    #[serde(default)]
+    pub host: HostConfig,
+    #[serde(default)]
+    pub controller: ControllerConfig,
+    #[serde(default)]
+    pub ftl: FtlConfig,
+    #[serde(default)]
+    pub flash: FlashConfig,
+    #[serde(default)]
+    pub precondition: PreconditionConfig,
+    #[serde(default)]
+    pub run: RunConfig,
+    #[serde(default)]
+    pub flows: Vec<FlowConfig>,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+
+impl Config {
+    /// Reads a TOML document; errors name the field path (or the TOML line for syntax errors).
+    pub fn from_toml_str(text: &str) -> Result<Self, ConfigError> {
+        let deserializer = toml::Deserializer::new(text);
+        let config: Config = serde_path_to_error::deserialize(deserializer).map_err(|e| {
+            let path = e.path().to_string();
+            ConfigError::new(if path == "." { "config".into() } else { path }, e.into_inner().message().trim().to_string())
+        })?;
+        validate(&config)?;
+        Ok(config)
+    }
+
+    /// Reads the JSON form of the same schema (what the Python layer sends after applying overrides).
+    pub fn from_json_str(text: &str) -> Result<Self, ConfigError> {
+        let mut deserializer = serde_json::Deserializer::from_str(text);
+        let config: Config = serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
+            let path = e.path().to_string();
+            let reason = e.inner().to_string();
+            // serde_json appends " at line L column C" which points into generated JSON: drop it.
+            let reason = match reason.rfind(" at line ") {
+                Some(i) => reason[..i].to_string(),
+                None => reason,
+            };
+            ConfigError::new(if path == "." { "config".into() } else { path }, reason)
+        })?;
+        validate(&config)?;
+        Ok(config)
+    }
+}
+
+/// Host side: the interface, the PCIe link and the NVMe queues.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HostConfig {
+    pub interface: HostInterface,
+    pub pcie_lanes: u32,
+    /// Usable bandwidth of one lane (MQSim's PCIe_Lane_Bandwidth, 1 GB/s).
+    pub pcie_lane_rate: Bandwidth,
+    /// MaxPayloadSize of one Transaction Layer Packet.
+    pub pcie_max_payload: Size,
+    /// Bytes added to every TLP: header, sequence number, LCRC and framing.
+    pub pcie_tlp_overhead: Size,
+    /// Entries of each flow's submission queue (MQSim's IO_Queue_Depth).
+    pub sq_depth: u32,
+    /// At most this many requests of one submission queue are inside the device at a time.
+    pub queue_fetch_size: u32,
+}
+
+impl Default for HostConfig {
+    fn default() -> Self {
+        Self {
+            interface: HostInterface::Nvme,
+            pcie_lanes: 4,
+            pcie_lane_rate: Bandwidth::lit("1GB/s"),
+            pcie_max_payload: Size::lit("256B"),
+            pcie_tlp_overhead: Size::lit("24B"),
+            sq_depth: 65535,
+            queue_fetch_size: 512,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum HostInterface {
+    Nvme,
+}
+
+/// The flash controller's front end.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ControllerConfig {
+    /// Time the controller spends issuing one read transaction to the flash interface. It is
+    /// serialised across the controller; the analytical model of Yoo et al. calls it the channel
+    /// switching delay R_ch.
+    pub dispatch_read: Duration,
+    /// The same for a program transaction (W_ch in the analytical model).
+    pub dispatch_write: Duration,
+    /// The same for an erase transaction.
+    pub dispatch_erase: Duration,
+}
+
+impl Default for ControllerConfig {
+    fn default() -> Self {
+        Self {
+            dispatch_read: Duration::lit("0ns"),
+            dispatch_write: Duration::lit("0ns"),
+            dispatch_erase: Duration::lit("0ns"),
+        }
+    }
+}
+
+/// Flash translation layer policies.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FtlConfig {
+    /// Static page allocation order: a permutation of the letters C (channel), W (way/chip),
+    /// D (die), P (plane); the first letter varies fastest as logical page numbers increase.
+    pub allocation: String,
+    /// Fraction of the physical pages hidden from the host.
+    pub over_provisioning: f64,
+    /// GC runs on a plane when its free blocks fall below this fraction of its blocks.
+    pub gc_threshold: f64,
+    pub gc_policy: GcPolicy,
+}
+
+impl Default for FtlConfig {
+    fn default() -> Self {
+        Self { allocation: "CWDP".into(), over_provisioning: 0.07, gc_threshold: 0.05, gc_policy: GcPolicy::Greedy }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum GcPolicy {
+    /// The full block with the fewest valid pages.
+    Greedy,
+}
+
+/// Flash back end geometry and timing.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FlashConfig {
+    pub channels: u32,
+    pub chips_per_channel: u32,
+    pub dies_per_chip: u32,
+    pub planes_per_die: u32,
+    pub blocks_per_plane: u32,
+    pub pages_per_block: u32,
+    pub page_size: Size,
+    /// Width of the ONFI data bus in bytes.
+    pub channel_width_bytes: u32,
+    /// Transfers per second on the channel (NV-DDR2 at 333 MT/s in MQSim's default).
+    pub channel_rate: TransferRate,
+    pub technology: CellTechnology,
+    pub timing: TimingConfig,
+}
+
+impl Default for FlashConfig {
+    fn default() -> Self {
+        Self {
+            channels: 8,
+            chips_per_channel: 4,
+            dies_per_chip: 2,
+            planes_per_die: 2,
+            blocks_per_plane: 2048,
+            pages_per_block: 256,
+            page_size: Size::lit("8KiB"),
+            channel_width_bytes: 1,
+            channel_rate: TransferRate::lit("333MT/s"),
+            technology: CellTechnology::Mlc,
+            timing: TimingConfig::default(),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+pub enum CellTechnology {
+    #[serde(rename = "SLC", alias = "slc")]
+    Slc,
+    #[serde(rename = "MLC", alias = "mlc")]
+    Mlc,
+    #[serde(rename = "TLC", alias = "tlc")]
+    Tlc,
+}
+
+impl CellTechnology {
+    /// Pages per wordline: LSB (, CSB), MSB.
+    pub fn bits_per_cell(self) -> u32 {
+        match self {
+            CellTechnology::Slc => 1,
+            CellTechnology::Mlc => 2,
+            CellTechnology::Tlc => 3,
+        }
+    }
+}
+
+/// Cell operation latencies.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TimingConfig {
+    pub read: PageTypeLatency,
+    pub program: PageTypeLatency,
+    pub erase: Duration,
+}
+
+impl Default for TimingConfig {
+    fn default() -> Self {
+        Self {
+            read: PageTypeLatency::Uniform(Duration::lit("75us")),
+            program: PageTypeLatency::Uniform(Duration::lit("750us")),
+            erase: Duration::lit("3.8ms"),
+        }
+    }
+}
+
+/// A latency that may differ by page type: one duration for all, or `{ lsb, csb, msb }`.
+#[derive(Clone, Debug, Serialize)]
+#[serde(untagged)]
+pub enum PageTypeLatency {
+    Uniform(Duration),
+    ByType {
+        lsb: Duration,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        csb: Option<Duration>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        msb: Option<Duration>,
+    },
+}
+
+impl PageTypeLatency {
+    /// Latency in picoseconds for page type 0 = LSB, 1 = CSB (TLC) or MSB (MLC), 2 = MSB.
+    /// Assumes the shape was validated against the technology.
+    pub fn for_page_type(&self, technology: CellTechnology, page_type: u32) -> u64 {
+        match self {
+            PageTypeLatency::Uniform(d) => d.value,
+            PageTypeLatency::ByType { lsb, csb, msb } => match (technology, page_type) {
+                (_, 0) => lsb.value,
+                (CellTechnology::Tlc, 1) => csb.as_ref().map_or(lsb.value, |d| d.value),
+                _ => msb.as_ref().map_or(lsb.value, |d| d.value),
+            },
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for PageTypeLatency {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = PageTypeLatency;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a duration like \"75us\" or a table { lsb = \"..\", csb = \"..\", msb = \"..\" }")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Duration::parse(v).map(PageTypeLatency::Uniform).map_err(E::custom)
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+                Err(E::custom(format!("expected a duration string like \"75us\", got the bare number {v} (add a unit)")))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+                self.visit_i64(v as i64)
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+                Err(E::custom(format!("expected a duration string like \"75us\", got the bare number {v} (add a unit)")))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let (mut lsb, mut csb, mut msb) = (None, None, None);
+                while let Some(key) = map.next_key::<String>()? {
+                    let slot = match key.as_str() {
+                        "lsb" => &mut lsb,
+                        "csb" => &mut csb,
+                        "msb" => &mut msb,
+                        other => {
+                            return Err(de::Error::custom(format!("unknown page type `{other}`, expected one of `lsb`, `csb`, `msb`")))
+                        }
+                    };
+                    *slot = Some(map.next_value::<Duration>()?);
+                }
+                let lsb = lsb.ok_or_else(|| de::Error::custom("missing page type `lsb`"))?;
+                Ok(PageTypeLatency::ByType { lsb, csb, msb })
+            }
+        }
+        deserializer.deserialize_any(V)
+    }
+}
+
+/// The device state when the run starts.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PreconditionConfig {
+    /// Fraction of the logical space that holds data at the start (logical pages 0..n are mapped
+    /// directly, without simulating the writes).
+    pub occupancy: f64,
+    pub layout: FillLayout,
+}
+
+impl Default for PreconditionConfig {
+    fn default() -> Self {
+        Self { occupancy: 0.0, layout: FillLayout::Packed }
+    }
+}
+
+/// Where the initial data is placed.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum FillLayout {
+    /// Valid data in the fewest blocks, every other block erased: a freshly filled drive.
+    Packed,
+    /// Valid data spread evenly over all blocks but the GC threshold's worth, the rest of each
+    /// block invalid: an aged drive on which GC starts with the first writes.
+    Spread,
+}
+
+/// Run-wide limits.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunConfig {
+    /// Stop every flow at this simulated time (in addition to each flow's own limits).
+    pub max_simulated_time: Option<Duration>,
+}
+
+/// One I/O flow: an application or tenant with its own submission and completion queue.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowConfig {
+    pub name: Option<String>,
+    #[serde(default)]
+    pub kind: FlowKind,
+    /// Fraction of requests that are reads (synthetic flows).
+    pub read_fraction: Option<f64>,
+    pub request_size: Option<RequestSize>,
+    pub address: Option<AddressPattern>,
+    /// Fraction of the working set that is hot (address = "hotcold").
+    pub hot_fraction: Option<f64>,
+    /// Fraction of requests that go to the hot region (address = "hotcold").
+    pub hot_traffic: Option<f64>,
+    /// Start addresses are multiples of this size.
+    pub alignment: Option<Size>,
+    /// Fraction of the logical space the flow addresses, starting at `working_set_start`.
+    pub working_set: Option<f64>,
+    pub working_set_start: Option<f64>,
+    /// Closed loop: keep this many requests outstanding.
+    pub queue_depth: Option<u32>,
+    /// Open loop: mean arrival rate, exponential inter-arrival times.
+    pub rate: Option<Rate>,
+    /// Stop after this many requests.
+    pub requests: Option<u64>,
+    /// Stop issuing at this simulated time.
+    pub duration: Option<Duration>,
+    /// Trace file (trace flows), relative to the config file.
+    pub path: Option<String>,
+    pub format: Option<TraceFormat>,
+    /// Multiply trace inter-arrival times by this factor (0.5 replays twice as fast).
+    pub time_scale: Option<f64>,
+    /// Entries of this flow's submission queue (default: host.sq_depth).
+    pub sq_depth: Option<u32>,
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum FlowKind {
+    #[default]
+    Synthetic,
+    Trace,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum AddressPattern {
+    Uniform,
+    Hotcold,
+    Sequential,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum TraceFormat {
+    /// `arrival_ns device start_sector size_sectors type(1 = read, 0 = write)`.
+    Mqsim,
+}
+
+/// A request size: fixed (`"4KiB"`, `"8sectors"`) or normal `{ mean = "16KiB", stdev = "4KiB" }`.
+#[derive(Clone, Debug, Serialize)]
+#[serde(untagged)]
+pub enum RequestSize {
+    Fixed(Size),
+    Normal { mean: Size, stdev: Size },
+}
+
+impl<'de> Deserialize<'de> for RequestSize {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RequestSize;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a size like \"4KiB\" or a table { mean = \"16KiB\", stdev = \"4KiB\" }")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Size::parse(v).map(RequestSize::Fixed).map_err(E::custom)
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+                Err(E::custom(format!("expected a size string like \"4KiB\", got the bare number {v} (add a unit)")))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+                self.visit_i64(v as i64)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let (mut mean, mut stdev) = (None, None);
+                while let Some(key) = map.next_key::<String>()? {
+                    match key.as_str() {
+                        "mean" => mean = Some(map.next_value::<Size>()?),
+                        "stdev" => stdev = Some(map.next_value::<Size>()?),
+                        other => return Err(de::Error::custom(format!("unknown field `{other}`, expected `mean` or `stdev`"))),
+                    }
+                }
+                match (mean, stdev) {
+                    (Some(mean), Some(stdev)) => Ok(RequestSize::Normal { mean, stdev }),
+                    _ => Err(de::Error::custom("a normal request size needs both `mean` and `stdev`")),
+                }
+            }
+        }
+        deserializer.deserialize_any(V)
+    }
+}

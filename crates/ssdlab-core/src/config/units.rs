@@ -1,0 +1,105 @@
+//! Configuration values that carry a unit. Each is written as a string ("75us", "8KiB",
+//! "333MT/s", "1GB/s") and parsed strictly while the configuration is read, so a bad value is
+//! reported with its field path before anything is allocated.
+
+use serde::de::{self, Visitor};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+
+use crate::time;
+
+macro_rules! unit_type {
+    ($(#[$doc:meta])* $name:ident, $value:ty, $parse:path, $expect:literal) => {
+        $(#[$doc])*
+        #[derive(Clone, Debug, PartialEq)]
+        pub struct $name {
+            /// The parsed value in base units.
+            pub value: $value,
+            /// The text the user wrote, kept so the configuration echo shows it unchanged.
+            pub text: String,
+        }
+
+        impl $name {
+            pub fn parse(text: &str) -> Result<Self, String> {
+                Ok(Self { value: $parse(text)?, text: text.to_string() })
+            }
+        }
+
+        impl Serialize for $name {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_str(&self.text)
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                struct V;
+                impl<'de> Visitor<'de> for V {
+                    type Value = $name;
+                    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                        f.write_str($expect)
+                    }
+                    fn visit_str<E: de::Error>(self, v: &str) -> Result<$name, E> {
+                        $name::parse(v).map_err(E::custom)
+                    }
+                    fn visit_i64<E: de::Error>(self, v: i64) -> Result<$name, E> {
+                        Err(E::custom(format!("{}, got the bare number {v} (add a unit)", $expect)))
+                    }
+                    fn visit_u64<E: de::Error>(self, v: u64) -> Result<$name, E> {
+                        Err(E::custom(format!("{}, got the bare number {v} (add a unit)", $expect)))
+                    }
+                    fn visit_f64<E: de::Error>(self, v: f64) -> Result<$name, E> {
+                        Err(E::custom(format!("{}, got the bare number {v} (add a unit)", $expect)))
+                    }
+                }
+                deserializer.deserialize_any(V)
+            }
+        }
+    };
+}
+
+unit_type!(
+    /// A duration, stored in picoseconds.
+    Duration, u64, time::parse_duration_ps, "expected a duration string like \"75us\""
+);
+unit_type!(
+    /// A size, stored in bytes.
+    Size, u64, time::parse_size_bytes, "expected a size string like \"8KiB\""
+);
+unit_type!(
+    /// A bus transfer rate, stored in transfers per second.
+    TransferRate, f64, time::parse_transfer_rate, "expected a transfer rate string like \"333MT/s\""
+);
+unit_type!(
+    /// A bandwidth, stored in bytes per second.
+    Bandwidth, f64, time::parse_bandwidth, "expected a bandwidth string like \"1GB/s\""
+);
+unit_type!(
+    /// An event rate, stored in events per second.
+    Rate, f64, time::parse_rate_per_second, "expected a rate string like \"10000/s\""
+);
+
+impl Duration {
+    /// Convenience constructor for defaults written in code.
+    pub fn lit(text: &str) -> Self {
+        Self::parse(text).expect("literal duration in code is valid")
+    }
+}
+
+impl Size {
+    pub fn lit(text: &str) -> Self {
+        Self::parse(text).expect("literal size in code is valid")
+    }
+}
+
+impl TransferRate {
+    pub fn lit(text: &str) -> Self {
+        Self::parse(text).expect("literal rate in code is valid")
+    }
+}
+
+impl Bandwidth {
+    pub fn lit(text: &str) -> Self {
+        Self::parse(text).expect("literal bandwidth in code is valid")
+    }
+}

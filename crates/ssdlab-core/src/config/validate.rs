@@ -1,0 +1,278 @@
+//! Checks every configured value against the model's limits, so that a bad value is rejected with
+//! its field path and reason before anything is allocated.
+
+use super::*;
+use crate::flash::geometry::{parse_allocation, MAX_PLANES_PER_DIE, SECTOR_BYTES};
+
+fn at_least_one(path: &str, value: u32) -> Result<(), ConfigError> {
+    if value == 0 {
+        return Err(ConfigError::new(path, "must be at least 1, got 0"));
+    }
+    Ok(())
+}
+
+fn fraction(path: &str, value: f64, low_open: bool, high_open: bool) -> Result<(), ConfigError> {
+    let low_ok = if low_open { value > 0.0 } else { value >= 0.0 };
+    let high_ok = if high_open { value < 1.0 } else { value <= 1.0 };
+    if !value.is_finite() || !low_ok || !high_ok {
+        let range = format!("{}0, 1{}", if low_open { "(" } else { "[" }, if high_open { ")" } else { "]" });
+        return Err(ConfigError::new(path, format!("must be a fraction in {range}, got {value}")));
+    }
+    Ok(())
+}
+
+fn sector_multiple(path: &str, size: &Size) -> Result<(), ConfigError> {
+    if size.value == 0 || size.value % SECTOR_BYTES != 0 {
+        return Err(ConfigError::new(
+            path,
+            format!("must be a positive multiple of the 512 B sector, got \"{}\" ({} B)", size.text, size.value),
+        ));
+    }
+    Ok(())
+}
+
+/// Validates a whole configuration.
+pub fn validate(config: &Config) -> Result<(), ConfigError> {
+    validate_host(&config.host)?;
+    validate_flash(&config.flash)?;
+    validate_ftl(config)?;
+    fraction("precondition.occupancy", config.precondition.occupancy, false, false)?;
+    if let Some(t) = &config.run.max_simulated_time {
+        if t.value == 0 {
+            return Err(ConfigError::new("run.max_simulated_time", "must be greater than zero"));
+        }
+    }
+    if config.flows.is_empty() {
+        return Err(ConfigError::new("flows", "at least one flow is required (add a [[flows]] table)"));
+    }
+    if config.flows.len() > u16::MAX as usize {
+        return Err(ConfigError::new("flows", format!("at most {} flows are supported", u16::MAX)));
+    }
+    for (i, flow) in config.flows.iter().enumerate() {
+        validate_flow(&format!("flows[{i}]"), flow)?;
+    }
+    Ok(())
+}
+
+fn validate_host(host: &HostConfig) -> Result<(), ConfigError> {
+    at_least_one("host.pcie_lanes", host.pcie_lanes)?;
+    at_least_one("host.sq_depth", host.sq_depth)?;
+    at_least_one("host.queue_fetch_size", host.queue_fetch_size)?;
+    if host.pcie_max_payload.value == 0 {
+        return Err(ConfigError::new("host.pcie_max_payload", "must be greater than zero"));
+    }
+    Ok(())
+}
+
+fn validate_flash(flash: &FlashConfig) -> Result<(), ConfigError> {
+    at_least_one("flash.channels", flash.channels)?;
+    at_least_one("flash.chips_per_channel", flash.chips_per_channel)?;
+    at_least_one("flash.dies_per_chip", flash.dies_per_chip)?;
+    at_least_one("flash.planes_per_die", flash.planes_per_die)?;
+    at_least_one("flash.channel_width_bytes", flash.channel_width_bytes)?;
+    if flash.planes_per_die > MAX_PLANES_PER_DIE {
+        return Err(ConfigError::new(
+            "flash.planes_per_die",
+            format!("at most {MAX_PLANES_PER_DIE} planes per die are supported, got {}", flash.planes_per_die),
+        ));
+    }
+    if flash.blocks_per_plane < 8 {
+        return Err(ConfigError::new(
+            "flash.blocks_per_plane",
+            format!("must be at least 8 (GC needs spare blocks), got {}", flash.blocks_per_plane),
+        ));
+    }
+    if flash.pages_per_block < 2 || flash.pages_per_block > u16::MAX as u32 {
+        return Err(ConfigError::new(
+            "flash.pages_per_block",
+            format!("must be between 2 and {}, got {}", u16::MAX, flash.pages_per_block),
+        ));
+    }
+    sector_multiple("flash.page_size", &flash.page_size)?;
+    let pages = flash.channels as u64
+        * flash.chips_per_channel as u64
+        * flash.dies_per_chip as u64
+        * flash.planes_per_die as u64
+        * flash.blocks_per_plane as u64
+        * flash.pages_per_block as u64;
+    if pages >= u32::MAX as u64 {
+        return Err(ConfigError::new(
+            "flash",
+            format!("{pages} physical pages exceed the 32-bit page addresses of the model (at most {}); use larger pages or fewer blocks", u32::MAX - 1),
+        ));
+    }
+    validate_latency("flash.timing.read", &flash.timing.read, flash.technology)?;
+    validate_latency("flash.timing.program", &flash.timing.program, flash.technology)?;
+    if flash.timing.erase.value == 0 {
+        return Err(ConfigError::new("flash.timing.erase", "must be greater than zero"));
+    }
+    Ok(())
+}
+
+fn validate_latency(path: &str, latency: &PageTypeLatency, technology: CellTechnology) -> Result<(), ConfigError> {
+    match latency {
+        PageTypeLatency::Uniform(d) => {
+            if d.value == 0 {
+                return Err(ConfigError::new(path, "must be greater than zero"));
+            }
+        }
+        PageTypeLatency::ByType { lsb, csb, msb } => {
+            let bits = technology.bits_per_cell();
+            let (needs_csb, needs_msb) = (bits == 3, bits >= 2);
+            if csb.is_some() != needs_csb {
+                let why = if needs_csb { "TLC needs a `csb` latency" } else { "`csb` pages exist only in TLC" };
+                return Err(ConfigError::new(format!("{path}.csb"), why));
+            }
+            if msb.is_some() != needs_msb {
+                let why = if needs_msb { "MLC and TLC need an `msb` latency" } else { "SLC has only `lsb` pages" };
+                return Err(ConfigError::new(format!("{path}.msb"), why));
+            }
+            for (name, d) in [("lsb", Some(lsb)), ("csb", csb.as_ref()), ("msb", msb.as_ref())] {
+                if d.is_some_and(|d| d.value == 0) {
+                    return Err(ConfigError::new(format!("{path}.{name}"), "must be greater than zero"));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn validate_ftl(config: &Config) -> Result<(), ConfigError> {
+    let ftl = &config.ftl;
+    parse_allocation(&ftl.allocation)?;
+    fraction("ftl.over_provisioning", ftl.over_provisioning, false, true)?;
+    fraction("ftl.gc_threshold", ftl.gc_threshold, true, true)?;
+    // GC must always find invalid pages to reclaim: the most logical pages a plane can hold must
+    // fit outside the GC reserve and the two open blocks (user and GC write frontiers).
+    let geometry = crate::flash::Geometry::new(config);
+    if geometry.logical_pages == 0 {
+        return Err(ConfigError::new("ftl.over_provisioning", "leaves no logical pages for the host"));
+    }
+    let reserve = geometry.gc_threshold_blocks(ftl.gc_threshold) as u64 + 2;
+    let usable = (geometry.blocks_per_plane as u64).saturating_sub(reserve) * geometry.pages_per_block as u64;
+    if geometry.max_logical_pages_per_plane() > usable {
+        let needed = 1.0 - (usable * geometry.planes as u64) as f64 / geometry.physical_pages as f64;
+        return Err(ConfigError::new(
+            "ftl.over_provisioning",
+            format!(
+                "{} leaves too little spare space for garbage collection on this geometry ({} blocks per plane, {} held back for GC); use at least {:.4}",
+                ftl.over_provisioning, geometry.blocks_per_plane, reserve, needed
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn forbid<T>(path: &str, field: &str, value: &Option<T>, why: &str) -> Result<(), ConfigError> {
+    if value.is_some() {
+        return Err(ConfigError::new(format!("{path}.{field}"), why.to_string()));
+    }
+    Ok(())
+}
+
+fn validate_flow(path: &str, flow: &FlowConfig) -> Result<(), ConfigError> {
+    if let Some(depth) = flow.sq_depth {
+        at_least_one(&format!("{path}.sq_depth"), depth)?;
+    }
+    if let Some(n) = flow.requests {
+        if n == 0 {
+            return Err(ConfigError::new(format!("{path}.requests"), "must be at least 1, got 0"));
+        }
+    }
+    if let Some(d) = &flow.duration {
+        if d.value == 0 {
+            return Err(ConfigError::new(format!("{path}.duration"), "must be greater than zero"));
+        }
+    }
+    match flow.kind {
+        FlowKind::Synthetic => validate_synthetic(path, flow),
+        FlowKind::Trace => validate_trace(path, flow),
+    }
+}
+
+fn validate_synthetic(path: &str, flow: &FlowConfig) -> Result<(), ConfigError> {
+    let not_trace = "is only valid for trace flows (kind = \"trace\")";
+    forbid(path, "path", &flow.path, not_trace)?;
+    forbid(path, "format", &flow.format, not_trace)?;
+    forbid(path, "time_scale", &flow.time_scale, not_trace)?;
+    if let Some(r) = flow.read_fraction {
+        fraction(&format!("{path}.read_fraction"), r, false, false)?;
+    }
+    match &flow.request_size {
+        Some(RequestSize::Fixed(size)) => sector_multiple(&format!("{path}.request_size"), size)?,
+        Some(RequestSize::Normal { mean, stdev: _ }) => sector_multiple(&format!("{path}.request_size.mean"), mean)?,
+        None => {}
+    }
+    if let Some(a) = &flow.alignment {
+        sector_multiple(&format!("{path}.alignment"), a)?;
+    }
+    if let Some(w) = flow.working_set {
+        fraction(&format!("{path}.working_set"), w, true, false)?;
+    }
+    if let Some(s) = flow.working_set_start {
+        fraction(&format!("{path}.working_set_start"), s, false, true)?;
+        if s + flow.working_set.unwrap_or(1.0) > 1.0 + 1e-12 {
+            return Err(ConfigError::new(
+                format!("{path}.working_set_start"),
+                format!("working_set_start + working_set must not exceed 1, got {s} + {}", flow.working_set.unwrap_or(1.0)),
+            ));
+        }
+    }
+    let hotcold = flow.address == Some(AddressPattern::Hotcold);
+    if hotcold {
+        let hf = flow.hot_fraction.ok_or_else(|| ConfigError::new(format!("{path}.hot_fraction"), "is required with address = \"hotcold\""))?;
+        let ht = flow.hot_traffic.ok_or_else(|| ConfigError::new(format!("{path}.hot_traffic"), "is required with address = \"hotcold\""))?;
+        fraction(&format!("{path}.hot_fraction"), hf, true, true)?;
+        fraction(&format!("{path}.hot_traffic"), ht, false, false)?;
+    } else {
+        let why = "is only valid with address = \"hotcold\"";
+        forbid(path, "hot_fraction", &flow.hot_fraction, why)?;
+        forbid(path, "hot_traffic", &flow.hot_traffic, why)?;
+    }
+    match (flow.queue_depth, &flow.rate) {
+        (Some(_), Some(_)) => {
+            return Err(ConfigError::new(
+                format!("{path}.rate"),
+                "give either queue_depth (closed loop) or rate (open loop), not both",
+            ))
+        }
+        (None, None) => {
+            return Err(ConfigError::new(
+                format!("{path}.queue_depth"),
+                "a synthetic flow needs queue_depth (closed loop) or rate (open loop)",
+            ))
+        }
+        (Some(depth), None) => at_least_one(&format!("{path}.queue_depth"), depth)?,
+        (None, Some(_)) => {}
+    }
+    if flow.requests.is_none() && flow.duration.is_none() {
+        return Err(ConfigError::new(
+            format!("{path}.requests"),
+            "a synthetic flow needs a stop condition: requests, duration, or both",
+        ));
+    }
+    Ok(())
+}
+
+fn validate_trace(path: &str, flow: &FlowConfig) -> Result<(), ConfigError> {
+    let synthetic_only = "is only valid for synthetic flows";
+    forbid(path, "read_fraction", &flow.read_fraction, synthetic_only)?;
+    forbid(path, "request_size", &flow.request_size, synthetic_only)?;
+    forbid(path, "address", &flow.address, synthetic_only)?;
+    forbid(path, "hot_fraction", &flow.hot_fraction, synthetic_only)?;
+    forbid(path, "hot_traffic", &flow.hot_traffic, synthetic_only)?;
+    forbid(path, "alignment", &flow.alignment, synthetic_only)?;
+    forbid(path, "working_set", &flow.working_set, synthetic_only)?;
+    forbid(path, "working_set_start", &flow.working_set_start, synthetic_only)?;
+    forbid(path, "queue_depth", &flow.queue_depth, "trace flows are open loop: requests arrive at their timestamps")?;
+    forbid(path, "rate", &flow.rate, "trace flows are open loop: requests arrive at their timestamps")?;
+    if flow.path.is_none() {
+        return Err(ConfigError::new(format!("{path}.path"), "a trace flow needs the path of its trace file"));
+    }
+    if let Some(scale) = flow.time_scale {
+        if !scale.is_finite() || scale <= 0.0 {
+            return Err(ConfigError::new(format!("{path}.time_scale"), format!("must be greater than zero, got {scale}")));
+        }
+    }
+    Ok(())
+}

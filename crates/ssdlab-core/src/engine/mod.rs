@@ -1,0 +1,11 @@
+//! The discrete-event engine: a priority queue of events ordered by (time, sequence number), and
+//! seeded random streams. Ties in time are broken by the order in which events were scheduled,
+//! which makes every run with the same inputs take the same path.
+
+mod queue;
+mod rng;
+mod slab;
+
+pub use queue::EventQueue;
+pub use rng::RandomStream;
+pub use slab::Slab;

@@ -1,0 +1,219 @@
+//! Flash geometry: counts of each resource and the integer ids that address them.
+//!
+//! Ids are dense and nested, so that arrays indexed by id replace pointer graphs:
+//! chip = channel * chips_per_channel + way; die = chip * dies_per_chip + die_in_chip;
+//! plane = die * planes_per_die + plane_in_die; block = plane * blocks_per_plane + block_in_plane;
+//! physical page address (PPA) = block * pages_per_block + page_in_block.
+
+use crate::config::{Config, ConfigError};
+
+pub const SECTOR_BYTES: u64 = 512;
+/// Multi-plane commands are formed in a fixed-size array on the hot path.
+pub const MAX_PLANES_PER_DIE: u32 = 8;
+
+/// One of the four parallelism levels a static allocation order stripes over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    Channel,
+    Way,
+    Die,
+    Plane,
+}
+
+#[derive(Clone, Debug)]
+pub struct Geometry {
+    pub channels: u32,
+    pub chips_per_channel: u32,
+    pub dies_per_chip: u32,
+    pub planes_per_die: u32,
+    pub blocks_per_plane: u32,
+    pub pages_per_block: u32,
+    pub page_size_bytes: u64,
+    pub sectors_per_page: u64,
+    pub chips: u32,
+    pub dies: u32,
+    pub planes: u32,
+    pub blocks: u32,
+    pub physical_pages: u64,
+    /// Pages the host can address: physical pages less over-provisioning.
+    pub logical_pages: u64,
+    /// Static allocation order, fastest-varying level first.
+    pub allocation: [Level; 4],
+}
+
+impl Geometry {
+    /// Builds the geometry from a validated configuration.
+    pub fn new(config: &Config) -> Self {
+        let f = &config.flash;
+        let chips = f.channels * f.chips_per_channel;
+        let dies = chips * f.dies_per_chip;
+        let planes = dies * f.planes_per_die;
+        let blocks = planes * f.blocks_per_plane;
+        let physical_pages = blocks as u64 * f.pages_per_block as u64;
+        let logical_pages = ((physical_pages as f64) * (1.0 - config.ftl.over_provisioning)).floor() as u64;
+        Self {
+            channels: f.channels,
+            chips_per_channel: f.chips_per_channel,
+            dies_per_chip: f.dies_per_chip,
+            planes_per_die: f.planes_per_die,
+            blocks_per_plane: f.blocks_per_plane,
+            pages_per_block: f.pages_per_block,
+            page_size_bytes: f.page_size.value,
+            sectors_per_page: f.page_size.value / SECTOR_BYTES,
+            chips,
+            dies,
+            planes,
+            blocks,
+            physical_pages,
+            logical_pages,
+            allocation: parse_allocation(&config.ftl.allocation).expect("validated allocation order"),
+        }
+    }
+
+    pub fn logical_sectors(&self) -> u64 {
+        self.logical_pages * self.sectors_per_page
+    }
+
+    /// The plane a logical page is striped to by the static allocation order.
+    #[inline]
+    pub fn plane_of_lpa(&self, lpa: u64) -> u32 {
+        let (mut channel, mut way, mut die, mut plane) = (0u64, 0u64, 0u64, 0u64);
+        let mut rest = lpa;
+        for level in self.allocation {
+            let size = self.level_size(level) as u64;
+            let index = rest % size;
+            rest /= size;
+            match level {
+                Level::Channel => channel = index,
+                Level::Way => way = index,
+                Level::Die => die = index,
+                Level::Plane => plane = index,
+            }
+        }
+        let chip = channel * self.chips_per_channel as u64 + way;
+        let die_id = chip * self.dies_per_chip as u64 + die;
+        (die_id * self.planes_per_die as u64 + plane) as u32
+    }
+
+    pub fn level_size(&self, level: Level) -> u32 {
+        match level {
+            Level::Channel => self.channels,
+            Level::Way => self.chips_per_channel,
+            Level::Die => self.dies_per_chip,
+            Level::Plane => self.planes_per_die,
+        }
+    }
+
+    #[inline]
+    pub fn die_of_plane(&self, plane: u32) -> u32 {
+        plane / self.planes_per_die
+    }
+    #[inline]
+    pub fn chip_of_die(&self, die: u32) -> u32 {
+        die / self.dies_per_chip
+    }
+    #[inline]
+    pub fn channel_of_chip(&self, chip: u32) -> u32 {
+        chip / self.chips_per_channel
+    }
+    #[inline]
+    pub fn plane_of_block(&self, block: u32) -> u32 {
+        block / self.blocks_per_plane
+    }
+    #[inline]
+    pub fn block_of_ppa(&self, ppa: u32) -> u32 {
+        ppa / self.pages_per_block
+    }
+    #[inline]
+    pub fn page_in_block(&self, ppa: u32) -> u32 {
+        ppa % self.pages_per_block
+    }
+    #[inline]
+    pub fn first_block_of_plane(&self, plane: u32) -> u32 {
+        plane * self.blocks_per_plane
+    }
+    /// Most logical pages any one plane receives under static allocation (it stripes by
+    /// `lpa mod planes`, so planes differ by at most one page).
+    pub fn max_logical_pages_per_plane(&self) -> u64 {
+        self.logical_pages.div_ceil(self.planes as u64)
+    }
+    /// Blocks held back for GC: it runs when fewer are free (at least two, so a GC can always
+    /// finish moving a victim's pages).
+    pub fn gc_threshold_blocks(&self, gc_threshold: f64) -> u32 {
+        ((gc_threshold * self.blocks_per_plane as f64).ceil() as u32).max(2)
+    }
+}
+
+/// Parses an allocation order such as "CWDP" into levels, fastest first.
+pub fn parse_allocation(text: &str) -> Result<[Level; 4], ConfigError> {
+    let err = || {
+        ConfigError::new(
+            "ftl.allocation",
+            format!("expected a permutation of the letters C, W, D, P such as \"CWDP\", got \"{text}\""),
+        )
+    };
+    let letters: Vec<char> = text.chars().collect();
+    if letters.len() != 4 {
+        return Err(err());
+    }
+    let mut order = [Level::Channel; 4];
+    let mut seen = [false; 4];
+    for (i, c) in letters.iter().enumerate() {
+        let (level, slot) = match c.to_ascii_uppercase() {
+            'C' => (Level::Channel, 0),
+            'W' => (Level::Way, 1),
+            'D' => (Level::Die, 2),
+            'P' => (Level::Plane, 3),
+            _ => return Err(err()),
+        };
+        if seen[slot] {
+            return Err(err());
+        }
+        seen[slot] = true;
+        order[i] = level;
+    }
+    Ok(order)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn small() -> Geometry {
+        let mut config: Config = Config::from_toml_str("[[flows]]\nqueue_depth = 1\nrequests = 1\n").unwrap();
+        config.flash.channels = 2;
+        config.flash.chips_per_channel = 2;
+        config.flash.dies_per_chip = 2;
+        config.flash.planes_per_die = 2;
+        Geometry::new(&config)
+    }
+
+    #[test]
+    fn cwdp_stripes_channels_first() {
+        let g = small();
+        // lpa 0 -> channel 0, lpa 1 -> channel 1 (chip 2), lpa 2 -> channel 0 way 1 (chip 1).
+        assert_eq!(g.chip_of_die(g.die_of_plane(g.plane_of_lpa(0))), 0);
+        assert_eq!(g.chip_of_die(g.die_of_plane(g.plane_of_lpa(1))), 2);
+        assert_eq!(g.chip_of_die(g.die_of_plane(g.plane_of_lpa(2))), 1);
+        // Every plane is used once in the first 16 pages.
+        let mut seen: Vec<u32> = (0..16).map(|l| g.plane_of_lpa(l)).collect();
+        seen.sort();
+        assert_eq!(seen, (0..16).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn pdwc_stripes_planes_first() {
+        let mut g = small();
+        g.allocation = parse_allocation("PDWC").unwrap();
+        assert_eq!(g.plane_of_lpa(0), 0);
+        assert_eq!(g.plane_of_lpa(1), 1);
+        assert_eq!(g.die_of_plane(g.plane_of_lpa(2)), 1);
+    }
+
+    #[test]
+    fn allocation_orders_must_be_permutations() {
+        assert!(parse_allocation("CWDD").is_err());
+        assert!(parse_allocation("CWD").is_err());
+        assert!(parse_allocation("cwdp").is_ok());
+    }
+}

@@ -1,0 +1,6 @@
+//! The flash back end: geometry, cell timing and the channel / die state machines.
+
+pub mod geometry;
+pub mod timing;
+
+pub use geometry::{Geometry, SECTOR_BYTES};

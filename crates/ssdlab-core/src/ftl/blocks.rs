@@ -1,0 +1,218 @@
+//! Block manager: per-block state (valid pages, write pointer, erase count) in packed arrays, and
+//! per plane a pool of erased blocks and one open block (write frontier) per write stream.
+//!
+//! User writes and GC writes go to separate frontiers so that data GC relocates (usually cold)
+//! is not mixed with fresh user data. The last erased block of a plane is kept for GC: user
+//! writes wait when only it is left, which guarantees that GC can always finish a victim.
+
+use std::collections::VecDeque;
+
+use crate::flash::Geometry;
+
+pub const NO_BLOCK: u32 = u32::MAX;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum BlockState {
+    /// Erased, in the plane's free pool.
+    Free,
+    /// A write frontier: pages below the write pointer are written.
+    Open,
+    /// Every page written; a GC candidate.
+    Full,
+    /// Chosen by GC; its valid pages are being moved.
+    Victim,
+}
+
+/// Which frontier a write goes to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stream {
+    User = 0,
+    Gc = 1,
+}
+
+struct PlaneBlocks {
+    free: VecDeque<u32>,
+    frontier: [u32; 2],
+}
+
+pub struct BlockManager {
+    pages_per_block: u32,
+    blocks_per_plane: u32,
+    valid: Vec<u16>,
+    write_ptr: Vec<u16>,
+    erase_count: Vec<u32>,
+    state: Vec<BlockState>,
+    planes: Vec<PlaneBlocks>,
+}
+
+impl BlockManager {
+    pub fn new(geometry: &Geometry) -> Self {
+        let blocks = geometry.blocks as usize;
+        let planes = (0..geometry.planes)
+            .map(|p| {
+                let first = geometry.first_block_of_plane(p);
+                PlaneBlocks { free: (first..first + geometry.blocks_per_plane).collect(), frontier: [NO_BLOCK; 2] }
+            })
+            .collect();
+        Self {
+            pages_per_block: geometry.pages_per_block,
+            blocks_per_plane: geometry.blocks_per_plane,
+            valid: vec![0; blocks],
+            write_ptr: vec![0; blocks],
+            erase_count: vec![0; blocks],
+            state: vec![BlockState::Free; blocks],
+            planes,
+        }
+    }
+
+    #[inline]
+    pub fn free_blocks(&self, plane: u32) -> u32 {
+        self.planes[plane as usize].free.len() as u32
+    }
+
+    /// Whether a write of `stream` can be placed on `plane` now.
+    #[inline]
+    pub fn can_allocate(&self, plane: u32, stream: Stream) -> bool {
+        let p = &self.planes[plane as usize];
+        let open = p.frontier[stream as usize];
+        if open != NO_BLOCK && (self.write_ptr[open as usize] as u32) < self.pages_per_block {
+            return true;
+        }
+        let reserve = if stream == Stream::Gc { 0 } else { 1 };
+        p.free.len() > reserve
+    }
+
+    /// Takes the next page of the plane's frontier for `stream`, opening an erased block when the
+    /// frontier is full. Returns the page and whether an erased block was consumed.
+    /// Callers check [`Self::can_allocate`] first.
+    #[inline]
+    pub fn allocate(&mut self, plane: u32, stream: Stream) -> (u32, bool) {
+        let p = &mut self.planes[plane as usize];
+        let mut block = p.frontier[stream as usize];
+        let mut opened = false;
+        if block == NO_BLOCK {
+            block = p.free.pop_front().expect("allocate() called without can_allocate()");
+            p.frontier[stream as usize] = block;
+            self.state[block as usize] = BlockState::Open;
+            opened = true;
+        }
+        let b = block as usize;
+        let page = self.write_ptr[b] as u32;
+        self.write_ptr[b] += 1;
+        self.valid[b] += 1;
+        if self.write_ptr[b] as u32 == self.pages_per_block {
+            self.state[b] = BlockState::Full;
+            p.frontier[stream as usize] = NO_BLOCK;
+        }
+        (block * self.pages_per_block + page, opened)
+    }
+
+    /// Records that a page of `block` no longer holds current data.
+    #[inline]
+    pub fn invalidate(&mut self, ppa: u32) {
+        let b = (ppa / self.pages_per_block) as usize;
+        debug_assert!(self.valid[b] > 0);
+        self.valid[b] -= 1;
+    }
+
+    #[inline]
+    pub fn valid_pages(&self, block: u32) -> u32 {
+        self.valid[block as usize] as u32
+    }
+
+    #[inline]
+    pub fn written_pages(&self, block: u32) -> u32 {
+        self.write_ptr[block as usize] as u32
+    }
+
+    pub fn state(&self, block: u32) -> BlockState {
+        self.state[block as usize]
+    }
+
+    pub fn erase_count(&self, block: u32) -> u32 {
+        self.erase_count[block as usize]
+    }
+
+    /// Greedy victim: the full block of `plane` with the fewest valid pages, if any block has an
+    /// invalid page to reclaim. Ties go to the lowest block id (deterministic).
+    pub fn select_victim_greedy(&self, plane: u32) -> Option<u32> {
+        let first = plane * self.blocks_per_plane;
+        let mut best: Option<(u16, u32)> = None;
+        for block in first..first + self.blocks_per_plane {
+            let b = block as usize;
+            if self.state[b] == BlockState::Full && best.is_none_or(|(v, _)| self.valid[b] < v) {
+                best = Some((self.valid[b], block));
+            }
+        }
+        best.filter(|&(v, _)| (v as u32) < self.pages_per_block).map(|(_, b)| b)
+    }
+
+    pub fn mark_victim(&mut self, block: u32) {
+        debug_assert_eq!(self.state[block as usize], BlockState::Full);
+        self.state[block as usize] = BlockState::Victim;
+    }
+
+    /// Erases a block and returns it to its plane's free pool.
+    pub fn erase(&mut self, block: u32) {
+        let b = block as usize;
+        debug_assert_eq!(self.valid[b], 0, "erasing a block that still holds valid pages");
+        self.valid[b] = 0;
+        self.write_ptr[b] = 0;
+        self.erase_count[b] += 1;
+        self.state[b] = BlockState::Free;
+        self.planes[(block / self.blocks_per_plane) as usize].free.push_back(block);
+    }
+
+    /// Lays out a plane as an aged drive: `blocks` blocks taken from the free pool are marked
+    /// fully written with `valid[i]` valid pages each (the rest invalid).
+    pub fn place_full_blocks(&mut self, plane: u32, valid: &[u16]) {
+        let p = &mut self.planes[plane as usize];
+        for &v in valid {
+            let block = p.free.pop_front().expect("spread layout fits the plane") as usize;
+            self.valid[block] = v;
+            self.write_ptr[block] = self.pages_per_block as u16;
+            self.state[block] = BlockState::Full;
+        }
+    }
+
+    /// Checks the per-block counters against the mapping's view of validity.
+    pub fn check(&self, is_valid: impl Fn(u32) -> bool) -> Result<(), String> {
+        for (b, &v) in self.valid.iter().enumerate() {
+            let wp = self.write_ptr[b] as u32;
+            let first = b as u32 * self.pages_per_block;
+            let counted = (first..first + wp).filter(|&ppa| is_valid(ppa)).count() as u32;
+            if counted != v as u32 {
+                return Err(format!("block {b}: counter says {v} valid pages, the map says {counted}"));
+            }
+            if (first + wp..first + self.pages_per_block).any(&is_valid) {
+                return Err(format!("block {b}: a page above the write pointer is mapped"));
+            }
+            let invalid = wp - counted;
+            let free = self.pages_per_block - wp;
+            if counted + invalid + free != self.pages_per_block {
+                return Err(format!("block {b}: valid + invalid + free != pages per block"));
+            }
+            if (self.state[b] == BlockState::Free) != (wp == 0 && self.planes[b / self.blocks_per_plane as usize].free.contains(&(b as u32))) {
+                return Err(format!("block {b}: state {:?} disagrees with write pointer {wp} / free pool", self.state[b]));
+            }
+        }
+        Ok(())
+    }
+
+    /// Totals over the device: (valid, invalid, free) pages.
+    pub fn page_totals(&self) -> (u64, u64, u64) {
+        let mut totals = (0u64, 0u64, 0u64);
+        for (b, &v) in self.valid.iter().enumerate() {
+            let wp = self.write_ptr[b] as u64;
+            totals.0 += v as u64;
+            totals.1 += wp - v as u64;
+            totals.2 += self.pages_per_block as u64 - wp;
+        }
+        totals
+    }
+
+    pub fn max_erase_count(&self) -> u32 {
+        self.erase_count.iter().copied().max().unwrap_or(0)
+    }
+}

@@ -1,0 +1,172 @@
+//! The flash translation layer: page mapping, static allocation, garbage collection and the
+//! transaction scheduling unit. The simulation drives it; the FTL owns the device's logical and
+//! physical state.
+
+pub mod blocks;
+pub mod mapping;
+pub mod transaction;
+pub mod tsu;
+
+use blocks::{BlockManager, Stream};
+use mapping::{PageMap, UNMAPPED};
+
+use crate::config::{Config, FillLayout};
+use crate::flash::Geometry;
+
+/// GC progress on one plane. One victim at a time per plane.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PlaneGc {
+    pub active: bool,
+    pub victim: u32,
+    /// Page moves started but not finished; the victim is erased when this reaches zero.
+    pub pending_moves: u32,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct FtlStats {
+    pub user_programs: u64,
+    pub gc_programs: u64,
+    pub blocks_erased: u64,
+    pub gc_victims: u64,
+    pub unmapped_reads: u64,
+    pub rmw_reads: u64,
+}
+
+pub struct Ftl {
+    pub geometry: Geometry,
+    pub map: PageMap,
+    pub blocks: BlockManager,
+    pub gc: Vec<PlaneGc>,
+    pub stats: FtlStats,
+    gc_threshold_blocks: u32,
+}
+
+impl Ftl {
+    pub fn new(config: &Config, geometry: Geometry) -> Self {
+        let map = PageMap::new(geometry.logical_pages, geometry.physical_pages);
+        let blocks = BlockManager::new(&geometry);
+        let gc = vec![PlaneGc::default(); geometry.planes as usize];
+        let gc_threshold_blocks = geometry.gc_threshold_blocks(config.ftl.gc_threshold);
+        let mut ftl = Self { geometry, map, blocks, gc, stats: FtlStats::default(), gc_threshold_blocks };
+        ftl.fill(config.precondition.occupancy, config.precondition.layout);
+        ftl
+    }
+
+    /// Maps logical pages `0..occupancy * logical_pages` directly, without simulating the writes.
+    fn fill(&mut self, occupancy: f64, layout: FillLayout) {
+        let filled = ((self.geometry.logical_pages as f64) * occupancy).floor() as u64;
+        if filled == 0 {
+            return;
+        }
+        match layout {
+            FillLayout::Packed => {
+                for lpa in 0..filled {
+                    let plane = self.geometry.plane_of_lpa(lpa);
+                    let (ppa, _) = self.blocks.allocate(plane, Stream::User);
+                    self.map.remap(lpa as u32, ppa);
+                }
+            }
+            FillLayout::Spread => self.fill_spread(filled),
+        }
+    }
+
+    /// Aged layout: each plane's data is dealt round robin over all but the GC threshold's worth of
+    /// blocks, so every used block holds a similar share of valid pages and the rest is invalid.
+    fn fill_spread(&mut self, filled: u64) {
+        let g = &self.geometry;
+        let used_blocks = (g.blocks_per_plane - self.gc_threshold_blocks) as u64;
+        let mut placed = vec![0u64; g.planes as usize];
+        for lpa in 0..filled {
+            let plane = g.plane_of_lpa(lpa);
+            let k = placed[plane as usize];
+            placed[plane as usize] += 1;
+            let block = g.first_block_of_plane(plane) as u64 + k % used_blocks;
+            let ppa = block * g.pages_per_block as u64 + k / used_blocks;
+            self.map.remap(lpa as u32, ppa as u32);
+        }
+        for plane in 0..g.planes {
+            let n = placed[plane as usize];
+            let valid: Vec<u16> =
+                (0..used_blocks).map(|j| (n / used_blocks + u64::from(j < n % used_blocks)) as u16).collect();
+            self.blocks.place_full_blocks(plane, &valid);
+        }
+    }
+
+    /// Whether a user write can be placed on `plane` now (otherwise it waits for GC).
+    #[inline]
+    pub fn can_write(&self, plane: u32) -> bool {
+        self.blocks.can_allocate(plane, Stream::User)
+    }
+
+    /// Places a new version of `lpa` on `plane`; the previous version becomes invalid.
+    #[inline]
+    pub fn write(&mut self, lpa: u32, plane: u32, stream: Stream) -> u32 {
+        let (ppa, _) = self.blocks.allocate(plane, stream);
+        if let Some(old) = self.map.remap(lpa, ppa) {
+            self.blocks.invalidate(old);
+        }
+        match stream {
+            Stream::User => self.stats.user_programs += 1,
+            Stream::Gc => self.stats.gc_programs += 1,
+        }
+        ppa
+    }
+
+    /// The physical page a read of `lpa` goes to. A page that was never written has no physical
+    /// copy; its read is timed as a read of the page static allocation would give it (same plane,
+    /// page offset from the LPA), without changing any state, and counted as an unmapped read.
+    #[inline]
+    pub fn read_target(&mut self, lpa: u32) -> u32 {
+        let ppa = self.map.lookup(lpa);
+        if ppa != UNMAPPED {
+            return ppa;
+        }
+        self.stats.unmapped_reads += 1;
+        let g = &self.geometry;
+        let plane = g.plane_of_lpa(lpa as u64);
+        let per_plane = lpa as u64 / g.planes as u64;
+        let block = g.first_block_of_plane(plane) as u64 + (per_plane / g.pages_per_block as u64) % g.blocks_per_plane as u64;
+        (block * g.pages_per_block as u64 + per_plane % g.pages_per_block as u64) as u32
+    }
+
+    /// Whether `plane` should start a GC: it has none running and too few erased blocks.
+    #[inline]
+    pub fn needs_gc(&self, plane: u32) -> bool {
+        !self.gc[plane as usize].active && self.blocks.free_blocks(plane) < self.gc_threshold_blocks
+    }
+
+    /// Chooses and claims a victim on `plane`. Returns it, or `None` if no block has anything to
+    /// reclaim.
+    pub fn begin_gc(&mut self, plane: u32) -> Option<u32> {
+        let victim = self.blocks.select_victim_greedy(plane)?;
+        self.blocks.mark_victim(victim);
+        self.gc[plane as usize] = PlaneGc { active: true, victim, pending_moves: 0 };
+        self.stats.gc_victims += 1;
+        Some(victim)
+    }
+
+    /// Erases a victim whose valid pages have all been moved, and closes the plane's GC.
+    pub fn finish_gc(&mut self, block: u32) {
+        let g = &self.geometry;
+        let plane = g.plane_of_block(block);
+        self.map.clear_physical(block * g.pages_per_block, g.pages_per_block);
+        self.blocks.erase(block);
+        self.stats.blocks_erased += 1;
+        self.gc[plane as usize].active = false;
+    }
+
+    /// Checks the FTL's invariants: the maps agree, block counters match the maps, and valid +
+    /// invalid + free pages = total.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        self.map.check_agreement()?;
+        self.blocks.check(|ppa| self.map.is_valid(ppa))?;
+        let (valid, invalid, free) = self.blocks.page_totals();
+        if valid + invalid + free != self.geometry.physical_pages {
+            return Err(format!("valid {valid} + invalid {invalid} + free {free} != {}", self.geometry.physical_pages));
+        }
+        if valid != self.map.mapped_pages() {
+            return Err(format!("{valid} valid pages but {} mapped logical pages", self.map.mapped_pages()));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,87 @@
+//! Transaction scheduling unit: per-die queues for each transaction class, served out of order
+//! across dies (a die takes work as soon as it is idle, whatever the others do) and in priority
+//! order within a die. Transactions of one class that target different planes of the die at the
+//! same page offset are issued together as one multi-plane command.
+
+use std::collections::VecDeque;
+
+use super::transaction::{Class, Transaction, CLASSES};
+use crate::engine::Slab;
+use crate::flash::geometry::MAX_PLANES_PER_DIE;
+use crate::flash::Geometry;
+
+/// How far down a queue the scheduler looks for multi-plane partners.
+const MULTIPLANE_LOOKAHEAD: usize = 16;
+
+/// The transactions one die executes together.
+#[derive(Clone, Copy, Debug)]
+pub struct Batch {
+    pub class: Class,
+    pub txns: [u32; MAX_PLANES_PER_DIE as usize],
+    pub count: u8,
+}
+
+impl Batch {
+    pub fn ids(&self) -> &[u32] {
+        &self.txns[..self.count as usize]
+    }
+}
+
+pub struct Tsu {
+    queues: Vec<[VecDeque<u32>; CLASSES]>,
+    planes_per_die: u32,
+    pages_per_block: u32,
+}
+
+impl Tsu {
+    pub fn new(geometry: &Geometry) -> Self {
+        Self {
+            queues: (0..geometry.dies).map(|_| Default::default()).collect(),
+            planes_per_die: geometry.planes_per_die,
+            pages_per_block: geometry.pages_per_block,
+        }
+    }
+
+    #[inline]
+    pub fn push(&mut self, die: u32, class: Class, txn: u32) {
+        self.queues[die as usize][class as usize].push_back(txn);
+    }
+
+    pub fn queued(&self, die: u32) -> usize {
+        self.queues[die as usize].iter().map(|q| q.len()).sum()
+    }
+
+    /// Takes the next batch for an idle die: the head of the highest-priority non-empty queue,
+    /// plus the first transaction for each other plane of the die at the same page offset.
+    /// Erases are issued one block at a time.
+    pub fn next_batch(&mut self, die: u32, slab: &Slab<Transaction>) -> Option<Batch> {
+        let queues = &mut self.queues[die as usize];
+        let class_index = queues.iter().position(|q| !q.is_empty())?;
+        let class = [Class::UserRead, Class::GcRead, Class::GcWrite, Class::Erase, Class::UserWrite][class_index];
+        let queue = &mut queues[class_index];
+        let head = queue.pop_front().expect("non-empty queue");
+        let mut batch = Batch { class, txns: [0; MAX_PLANES_PER_DIE as usize], count: 1 };
+        batch.txns[0] = head;
+        if self.planes_per_die == 1 || class == Class::Erase {
+            return Some(batch);
+        }
+        let head_txn = slab.get(head);
+        let offset = head_txn.ppa % self.pages_per_block;
+        let mut planes_taken = 1u32 << (head_txn.plane % self.planes_per_die);
+        let mut i = 0;
+        while i < queue.len().min(MULTIPLANE_LOOKAHEAD) && (batch.count as u32) < self.planes_per_die {
+            let t = slab.get(queue[i]);
+            let bit = 1u32 << (t.plane % self.planes_per_die);
+            // A plane's transactions stay in order: only the first one seen for a plane may join.
+            let plane_free = planes_taken & bit == 0;
+            planes_taken |= bit;
+            if plane_free && t.ppa % self.pages_per_block == offset {
+                batch.txns[batch.count as usize] = queue.remove(i).expect("index in range");
+                batch.count += 1;
+            } else {
+                i += 1;
+            }
+        }
+        Some(batch)
+    }
+}

@@ -1,0 +1,246 @@
+//! The FTL and flash half of a request's life: splitting into page transactions, translation and
+//! allocation, garbage collection, and the die / channel timeline of each flash command.
+
+use super::{DieState, Event, Simulation};
+use crate::flash::SECTOR_BYTES;
+use crate::ftl::blocks::Stream;
+use crate::ftl::mapping::UNMAPPED;
+use crate::ftl::transaction::{Class, Transaction, TxnKind, NO_REQUEST};
+use crate::time::SimTime;
+
+impl Simulation {
+    /// The command is in the device: split it into page transactions and queue them at their dies.
+    pub(super) fn on_command_arrived(&mut self, request: u32) {
+        let (is_read, start, sectors) = self.request_sectors(request);
+        let spp = self.ftl.geometry.sectors_per_page;
+        let end = start + sectors as u64;
+        let first_lpa = start / spp;
+        let last_lpa = (end - 1) / spp;
+        self.set_pending(request, (last_lpa - first_lpa + 1) as u32);
+        for lpa in first_lpa..=last_lpa {
+            let page_start = lpa * spp;
+            let covered = (end.min(page_start + spp) - start.max(page_start)) as u32;
+            let lpa = lpa as u32;
+            if is_read {
+                let ppa = self.ftl.read_target(lpa);
+                self.queue_txn(TxnKind::UserRead, request, lpa, ppa, covered);
+            } else {
+                let old = self.ftl.map.lookup(lpa);
+                if (covered as u64) < spp && old != UNMAPPED {
+                    // A partial-page update: read the sectors it does not overwrite first.
+                    self.ftl.stats.rmw_reads += 1;
+                    self.queue_txn(TxnKind::RmwRead, request, lpa, old, spp as u32 - covered);
+                } else {
+                    let plane = self.ftl.geometry.plane_of_lpa(lpa as u64);
+                    let id = self.txns.insert(Transaction { kind: TxnKind::UserWrite, request, lpa, ppa: UNMAPPED, plane, sectors: spp as u32 });
+                    self.enqueue_user_write(id);
+                }
+            }
+        }
+    }
+
+    /// Creates a transaction on a known physical page and queues it at its die.
+    fn queue_txn(&mut self, kind: TxnKind, request: u32, lpa: u32, ppa: u32, sectors: u32) -> u32 {
+        let g = &self.ftl.geometry;
+        let plane = g.plane_of_block(g.block_of_ppa(ppa));
+        let id = self.txns.insert(Transaction { kind, request, lpa, ppa, plane, sectors });
+        self.push_to_die(id, kind.class(), plane);
+        id
+    }
+
+    #[inline]
+    fn push_to_die(&mut self, id: u32, class: Class, plane: u32) {
+        let die = self.ftl.geometry.die_of_plane(plane);
+        self.tsu.push(die, class, id);
+        self.touched_dies.push(die);
+    }
+
+    /// A user write takes its page when it reaches the die queue, so pages of a block are
+    /// programmed in order. If the plane has no room it waits until GC frees a block.
+    fn enqueue_user_write(&mut self, id: u32) {
+        let plane = self.txns.get(id).plane;
+        if self.stalled_writes[plane as usize].is_empty() && self.ftl.can_write(plane) {
+            self.place_user_write(id);
+        } else {
+            self.stalled_writes[plane as usize].push_back(id);
+        }
+    }
+
+    fn place_user_write(&mut self, id: u32) {
+        let t = *self.txns.get(id);
+        let ppa = self.ftl.write(t.lpa, t.plane, Stream::User);
+        self.txns.get_mut(id).ppa = ppa;
+        self.push_to_die(id, Class::UserWrite, t.plane);
+        if self.ftl.needs_gc(t.plane) {
+            self.start_gc(t.plane);
+        }
+    }
+
+    /// Picks a victim on `plane` and queues a read of each of its valid pages.
+    fn start_gc(&mut self, plane: u32) {
+        let Some(victim) = self.ftl.begin_gc(plane) else { return };
+        let g = &self.ftl.geometry;
+        let first = victim * g.pages_per_block;
+        let (written, spp) = (self.ftl.blocks.written_pages(victim), g.sectors_per_page as u32);
+        let mut moves = 0;
+        for ppa in first..first + written {
+            if self.ftl.map.is_valid(ppa) {
+                let lpa = self.ftl.map.owner(ppa);
+                self.queue_txn(TxnKind::GcRead, NO_REQUEST, lpa, ppa, spp);
+                moves += 1;
+            }
+        }
+        self.ftl.gc[plane as usize].pending_moves = moves;
+        if moves == 0 {
+            self.queue_erase(plane);
+        }
+    }
+
+    fn queue_erase(&mut self, plane: u32) {
+        let victim = self.ftl.gc[plane as usize].victim;
+        let ppa = victim * self.ftl.geometry.pages_per_block;
+        self.queue_txn(TxnKind::Erase, NO_REQUEST, UNMAPPED, ppa, 0);
+    }
+
+    /// Starts the die's next batch if it is idle and has work.
+    pub(super) fn service_die(&mut self, die: u32) {
+        if self.dies[die as usize].busy {
+            return;
+        }
+        let Some(batch) = self.tsu.next_batch(die, &self.txns) else { return };
+        self.dies[die as usize] = DieState { busy: true, batch };
+        if batch.count > 1 {
+            self.counters.multiplane += 1;
+        }
+        let per_txn = match batch.class {
+            Class::UserRead | Class::GcRead => self.dispatch_ps[0],
+            Class::UserWrite | Class::GcWrite => self.dispatch_ps[1],
+            Class::Erase => self.dispatch_ps[2],
+        };
+        if per_txn == 0 {
+            self.begin_flash_operation(die);
+        } else {
+            // The controller dispatches one transaction at a time, for all dies.
+            let start = self.now().max(self.dispatch_free_at);
+            self.dispatch_free_at = start + per_txn * batch.count as u64;
+            self.queue.schedule(self.dispatch_free_at, Event::DispatchDone { die });
+        }
+    }
+
+    /// Holds the channel for `duration` from when it is next free; returns the end.
+    #[inline]
+    fn use_channel(&mut self, die: u32, duration: u64) -> SimTime {
+        let channel = self.ftl.geometry.channel_of_chip(self.ftl.geometry.chip_of_die(die)) as usize;
+        let start = self.now().max(self.channel_free_at[channel]);
+        self.channel_free_at[channel] = start + duration;
+        self.channel_busy_ps[channel] += duration;
+        start + duration
+    }
+
+    /// Command/address (and a program's data in) on the channel, then the cell operation.
+    pub(super) fn begin_flash_operation(&mut self, die: u32) {
+        let batch = self.dies[die as usize].batch;
+        let n = batch.count as u64;
+        let g = &self.ftl.geometry;
+        let page_of = |id: u32| g.page_in_block(self.txns.get(id).ppa);
+        match batch.class {
+            Class::UserRead | Class::GcRead => {
+                let cell = batch.ids().iter().map(|&id| self.timing.read_ps(page_of(id))).max().unwrap_or(0);
+                self.counters.reads += n;
+                let sent = self.use_channel(die, self.timing.read_command_ps * n);
+                self.queue.schedule(sent + cell, Event::CellReadDone { die });
+            }
+            Class::UserWrite | Class::GcWrite => {
+                let cell = batch.ids().iter().map(|&id| self.timing.program_ps(page_of(id))).max().unwrap_or(0);
+                self.counters.programs += n;
+                let sent = self.use_channel(die, (self.timing.program_command_ps + self.timing.page_transfer_ps) * n);
+                self.queue.schedule(sent + cell, Event::DieDone { die });
+            }
+            Class::Erase => {
+                self.counters.erases += n;
+                let sent = self.use_channel(die, self.timing.erase_command_ps * n);
+                self.queue.schedule(sent + self.timing.erase_ps, Event::DieDone { die });
+            }
+        }
+    }
+
+    /// The read data leaves the page registers over the channel, one plane after another.
+    pub(super) fn on_cell_read_done(&mut self, die: u32) {
+        let batch = self.dies[die as usize].batch;
+        let bytes: u64 = batch.ids().iter().map(|&id| self.txns.get(id).sectors as u64 * SECTOR_BYTES).sum();
+        let done = self.use_channel(die, self.timing.data_transfer_ps(bytes));
+        self.queue.schedule(done, Event::DieDone { die });
+    }
+
+    pub(super) fn on_die_done(&mut self, die: u32) {
+        let batch = self.dies[die as usize].batch;
+        self.dies[die as usize].busy = false;
+        for &id in batch.ids() {
+            self.complete_txn(id);
+        }
+        self.touched_dies.push(die);
+    }
+
+    fn complete_txn(&mut self, id: u32) {
+        let t = *self.txns.get(id);
+        match t.kind {
+            TxnKind::UserRead => {
+                self.txns.remove(id);
+                self.send_read_data(t.sectors as u64 * SECTOR_BYTES);
+                self.finish_part(t.request);
+            }
+            TxnKind::UserWrite => {
+                self.txns.remove(id);
+                self.finish_part(t.request);
+            }
+            TxnKind::RmwRead => {
+                // The old page is in the controller; merge and write it as a whole page.
+                let tx = self.txns.get_mut(id);
+                tx.kind = TxnKind::UserWrite;
+                tx.plane = self.ftl.geometry.plane_of_lpa(t.lpa as u64);
+                self.enqueue_user_write(id);
+            }
+            TxnKind::GcRead => {
+                if self.ftl.map.lookup(t.lpa) == t.ppa {
+                    let ppa = self.ftl.write(t.lpa, t.plane, Stream::Gc);
+                    let tx = self.txns.get_mut(id);
+                    tx.kind = TxnKind::GcWrite;
+                    tx.ppa = ppa;
+                    self.push_to_die(id, Class::GcWrite, t.plane);
+                } else {
+                    // The host rewrote this page while it was being moved: nothing left to move.
+                    self.txns.remove(id);
+                    self.gc_move_done(t.plane);
+                }
+            }
+            TxnKind::GcWrite => {
+                self.txns.remove(id);
+                self.gc_move_done(t.plane);
+            }
+            TxnKind::Erase => {
+                self.txns.remove(id);
+                let block = self.ftl.geometry.block_of_ppa(t.ppa);
+                self.ftl.finish_gc(block);
+                self.retry_stalled_writes(t.plane);
+                if self.ftl.needs_gc(t.plane) {
+                    self.start_gc(t.plane);
+                }
+            }
+        }
+    }
+
+    fn gc_move_done(&mut self, plane: u32) {
+        let gc = &mut self.ftl.gc[plane as usize];
+        gc.pending_moves -= 1;
+        if gc.pending_moves == 0 {
+            self.queue_erase(plane);
+        }
+    }
+
+    fn retry_stalled_writes(&mut self, plane: u32) {
+        while !self.stalled_writes[plane as usize].is_empty() && self.ftl.can_write(plane) {
+            let id = self.stalled_writes[plane as usize].pop_front().expect("non-empty");
+            self.place_user_write(id);
+        }
+    }
+}

@@ -1,0 +1,184 @@
+//! The host half of a request's life: arrival, submission queue, fetch arbitration, PCIe
+//! transfers and completion.
+
+use super::{Event, Request, SimError, Simulation, Source};
+use crate::flash::SECTOR_BYTES;
+use crate::host::{CQ_ENTRY_BYTES, SQ_ENTRY_BYTES};
+use crate::time::SimTime;
+use crate::workload::RequestSpec;
+
+impl Simulation {
+    /// Issues each closed-loop flow's first `queue_depth` requests and schedules the first
+    /// arrival of every open-loop and trace flow.
+    pub(super) fn start_flows(&mut self) -> Result<(), SimError> {
+        for f in 0..self.flows.len() {
+            match self.flows[f].closed_loop_depth {
+                Some(depth) => {
+                    for _ in 0..depth {
+                        if !self.flows[f].may_issue(0) {
+                            break;
+                        }
+                        let spec = self.generate(f)?.expect("synthetic flows never run dry");
+                        self.submit(f, spec);
+                    }
+                }
+                None => self.schedule_next_arrival(f)?,
+            }
+        }
+        self.try_fetch();
+        Ok(())
+    }
+
+    /// The flow's next request from its generator or trace, `None` at the end of a trace.
+    fn generate(&mut self, f: usize) -> Result<Option<RequestSpec>, SimError> {
+        let now = self.now();
+        match &mut self.flows[f].source {
+            Source::Synthetic(s) => Ok(Some(s.next(now))),
+            Source::Trace(r) => Ok(r.next_request()?),
+        }
+    }
+
+    /// Reads the flow's next open-loop request and schedules its arrival, unless the flow is done.
+    fn schedule_next_arrival(&mut self, f: usize) -> Result<(), SimError> {
+        let Some(spec) = self.generate(f)? else {
+            self.note_trace_warnings(f);
+            return Ok(());
+        };
+        if self.flows[f].may_issue(spec.arrival) {
+            self.flows[f].next = Some(spec);
+            self.queue.schedule(spec.arrival.max(self.now()), Event::Arrival { flow: f as u16 });
+        } else {
+            self.note_trace_warnings(f);
+        }
+        Ok(())
+    }
+
+    fn note_trace_warnings(&mut self, f: usize) {
+        let flow = &self.flows[f];
+        if let Source::Trace(r) = &flow.source {
+            if r.wrapped > 0 {
+                self.warnings.push(format!(
+                    "flow {}: {} requests addressed sectors beyond the device's {} and were wrapped modulo its capacity",
+                    flow.name,
+                    r.wrapped,
+                    self.ftl.geometry.logical_sectors()
+                ));
+            }
+            if r.reordered > 0 {
+                self.warnings.push(format!(
+                    "flow {}: {} trace records had an arrival time earlier than the record before; they were issued in file order",
+                    flow.name, r.reordered
+                ));
+            }
+        }
+    }
+
+    pub(super) fn on_arrival(&mut self, f: usize) -> Result<(), SimError> {
+        let spec = self.flows[f].next.take().expect("an arrival event has its request");
+        self.submit(f, spec);
+        self.try_fetch();
+        self.schedule_next_arrival(f)
+    }
+
+    /// Puts a new request in the flow's submission queue (or its backlog if the queue is full).
+    fn submit(&mut self, f: usize, spec: RequestSpec) {
+        let flow = &mut self.flows[f];
+        let request = self.requests.insert(Request {
+            flow: f as u16,
+            is_read: spec.is_read,
+            start_sector: spec.start_sector,
+            sectors: spec.sectors,
+            arrival: spec.arrival,
+            pending: 0,
+            seq: flow.issued,
+        });
+        flow.issued += 1;
+        if flow.sq.len() < flow.sq_depth as usize {
+            flow.sq.push_back(request);
+        } else {
+            flow.backlog.push_back(request);
+        }
+    }
+
+    /// Fetches commands round robin over the submission queues, one per queue per turn, while a
+    /// queue has fewer than QueueFetchSize requests inside the device.
+    pub(super) fn try_fetch(&mut self) {
+        let n = self.flows.len();
+        loop {
+            let mut fetched = false;
+            for k in 0..n {
+                let f = (self.fetch_next_flow + k) % n;
+                let flow = &mut self.flows[f];
+                if flow.in_device >= self.queue_fetch_size {
+                    continue;
+                }
+                let Some(request) = flow.sq.pop_front() else { continue };
+                flow.in_device += 1;
+                if let Some(waiting) = flow.backlog.pop_front() {
+                    flow.sq.push_back(waiting);
+                }
+                self.fetch(request);
+                fetched = true;
+            }
+            if !fetched {
+                break;
+            }
+            self.fetch_next_flow = (self.fetch_next_flow + 1) % n;
+        }
+    }
+
+    /// The device reads the command over PCIe, and for a write the data right after it.
+    fn fetch(&mut self, request: u32) {
+        let now = self.now();
+        let r = *self.requests.get(request);
+        let mut arrived = self.pcie.send_to_device(now, SQ_ENTRY_BYTES);
+        if !r.is_read {
+            arrived = self.pcie.send_to_device(now, r.sectors as u64 * SECTOR_BYTES);
+        }
+        self.queue.schedule(arrived, Event::CommandArrived { request });
+    }
+
+    /// One page transaction of `request` is done; after the last, the completion entry is sent.
+    /// Read data was already queued on the link, so the completion follows it.
+    pub(super) fn finish_part(&mut self, request: u32) {
+        let r = self.requests.get_mut(request);
+        r.pending -= 1;
+        if r.pending == 0 {
+            let posted = self.pcie.send_to_host(self.queue.now(), CQ_ENTRY_BYTES);
+            self.queue.schedule(posted, Event::RequestCompleted { request });
+        }
+    }
+
+    pub(super) fn on_request_completed(&mut self, request: u32) {
+        let now = self.now();
+        let r = self.requests.remove(request);
+        let f = r.flow as usize;
+        let flow = &mut self.flows[f];
+        flow.stats.record(r.is_read, r.arrival, now, r.sectors as u64 * SECTOR_BYTES);
+        flow.in_device -= 1;
+        flow.completed += 1;
+        if let Some(log) = &mut self.completion_log {
+            log.push((r.flow, r.seq));
+        }
+        if flow.closed_loop_depth.is_some() && flow.may_issue(now) {
+            if let Ok(Some(spec)) = self.generate(f) {
+                self.submit(f, spec);
+            }
+        }
+        self.try_fetch();
+    }
+
+    pub(super) fn request_sectors(&self, request: u32) -> (bool, u64, u32) {
+        let r = self.requests.get(request);
+        (r.is_read, r.start_sector, r.sectors)
+    }
+
+    pub(super) fn set_pending(&mut self, request: u32, pending: u32) {
+        self.requests.get_mut(request).pending = pending;
+    }
+
+    /// Queues `bytes` of read data on the device-to-host link.
+    pub(super) fn send_read_data(&mut self, bytes: u64) -> SimTime {
+        self.pcie.send_to_host(self.now(), bytes)
+    }
+}

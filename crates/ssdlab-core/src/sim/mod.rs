@@ -1,0 +1,352 @@
+//! The simulation: one value that owns the whole device and its workload, and an event loop that
+//! dispatches each event to the part of the model it concerns.
+//!
+//! A request's path: flow -> submission queue -> fetch (round robin, QueueFetchSize) -> PCIe
+//! command (and write data) -> FTL split into page transactions -> TSU queue of the die ->
+//! controller dispatch -> channel command/address (and data in) -> cell operation -> channel data
+//! out -> PCIe data -> completion entry. `host_path.rs` has the host half, `flash_path.rs` the
+//! FTL and flash half.
+
+mod flash_path;
+mod host_path;
+mod report;
+
+use std::collections::VecDeque;
+use std::path::Path;
+use std::time::{Duration as WallDuration, Instant};
+
+use crate::config::{Config, ConfigError, FlowKind};
+use crate::engine::{EventQueue, RandomStream, Slab};
+use crate::flash::timing::FlashTiming;
+use crate::flash::Geometry;
+use crate::ftl::transaction::Transaction;
+use crate::ftl::tsu::{Batch, Tsu};
+use crate::ftl::Ftl;
+use crate::host::PcieLink;
+use crate::stats::FlowStats;
+use crate::time::SimTime;
+use crate::workload::synthetic::{Arrival, Synthetic};
+use crate::workload::trace::TraceReader;
+use crate::workload::{RequestSpec, TraceError};
+
+pub use report::summary_table;
+
+/// Why a simulation could not be built or could not go on.
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error(transparent)]
+    Trace(#[from] TraceError),
+}
+
+/// Everything that happens, as a small `Copy` value carrying ids.
+#[derive(Clone, Copy, Debug)]
+enum Event {
+    /// An open-loop or trace request of this flow is due.
+    Arrival { flow: u16 },
+    /// A fetched command (and a write's data) has reached the device.
+    CommandArrived { request: u32 },
+    /// The controller finished dispatching the die's current batch.
+    DispatchDone { die: u32 },
+    /// The die finished sensing a read; its data waits in the page register.
+    CellReadDone { die: u32 },
+    /// The die's current batch is done (data out, program or erase finished).
+    DieDone { die: u32 },
+    /// The completion entry has been posted in the flow's completion queue.
+    RequestCompleted { request: u32 },
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Request {
+    flow: u16,
+    is_read: bool,
+    start_sector: u64,
+    sectors: u32,
+    arrival: SimTime,
+    /// Page transactions not yet finished.
+    pending: u32,
+    /// The flow's sequence number of this request.
+    seq: u64,
+}
+
+enum Source {
+    Synthetic(Synthetic),
+    Trace(TraceReader),
+}
+
+struct Flow {
+    name: String,
+    source: Source,
+    closed_loop_depth: Option<u32>,
+    /// Open-loop and trace flows read one request ahead; it is due at its arrival time.
+    next: Option<RequestSpec>,
+    sq: VecDeque<u32>,
+    sq_depth: u32,
+    /// Requests submitted while the submission queue was full.
+    backlog: VecDeque<u32>,
+    in_device: u32,
+    issued: u64,
+    completed: u64,
+    max_requests: u64,
+    stop_time: SimTime,
+    stats: FlowStats,
+}
+
+impl Flow {
+    fn may_issue(&self, at: SimTime) -> bool {
+        self.issued < self.max_requests && at < self.stop_time
+    }
+}
+
+#[derive(Clone, Copy)]
+struct DieState {
+    busy: bool,
+    batch: Batch,
+}
+
+#[derive(Default)]
+struct FlashCounters {
+    reads: u64,
+    programs: u64,
+    erases: u64,
+    multiplane: u64,
+}
+
+pub struct Simulation {
+    config: Config,
+    config_echo: serde_json::Value,
+    timing: FlashTiming,
+    queue: EventQueue<Event>,
+    pcie: PcieLink,
+    ftl: Ftl,
+    tsu: Tsu,
+    txns: Slab<Transaction>,
+    requests: Slab<Request>,
+    flows: Vec<Flow>,
+    dies: Vec<DieState>,
+    channel_free_at: Vec<SimTime>,
+    channel_busy_ps: Vec<u64>,
+    dispatch_free_at: SimTime,
+    /// Controller dispatch time per transaction: read, program, erase.
+    dispatch_ps: [u64; 3],
+    /// User writes waiting for their plane to have space (GC is reclaiming it).
+    stalled_writes: Vec<VecDeque<u32>>,
+    fetch_next_flow: usize,
+    queue_fetch_size: u32,
+    /// Dies that may have work to start once the current event is handled.
+    touched_dies: Vec<u32>,
+    counters: FlashCounters,
+    finished: bool,
+    wall: WallDuration,
+    warnings: Vec<String>,
+    completion_log: Option<Vec<(u16, u64)>>,
+}
+
+impl Simulation {
+    /// Builds the device and its workload. `base_dir` resolves relative trace paths; `config_echo`
+    /// is the configuration as the user gave it, copied into the results.
+    pub fn new(config: Config, base_dir: &Path, config_echo: serde_json::Value) -> Result<Self, SimError> {
+        let geometry = Geometry::new(&config);
+        let timing = FlashTiming::new(&config);
+        let flows = build_flows(&config, &geometry, base_dir)?;
+        let ftl = Ftl::new(&config, geometry);
+        let g = &ftl.geometry;
+        let idle = DieState { busy: false, batch: Batch { class: crate::ftl::transaction::Class::UserRead, txns: [0; 8], count: 0 } };
+        let c = &config.controller;
+        let mut sim = Self {
+            timing,
+            queue: EventQueue::new(),
+            pcie: PcieLink::new(&config.host),
+            tsu: Tsu::new(g),
+            txns: Slab::default(),
+            requests: Slab::default(),
+            flows,
+            dies: vec![idle; g.dies as usize],
+            channel_free_at: vec![0; g.channels as usize],
+            channel_busy_ps: vec![0; g.channels as usize],
+            dispatch_free_at: 0,
+            dispatch_ps: [c.dispatch_read.value, c.dispatch_write.value, c.dispatch_erase.value],
+            stalled_writes: vec![VecDeque::new(); g.planes as usize],
+            fetch_next_flow: 0,
+            queue_fetch_size: config.host.queue_fetch_size,
+            touched_dies: Vec::with_capacity(64),
+            counters: FlashCounters::default(),
+            finished: false,
+            wall: WallDuration::ZERO,
+            warnings: Vec::new(),
+            completion_log: None,
+            ftl,
+            config,
+            config_echo,
+        };
+        sim.start_flows()?;
+        Ok(sim)
+    }
+
+    /// Convenience: a configuration read from TOML text.
+    pub fn from_toml_str(text: &str, base_dir: &Path) -> Result<Self, SimError> {
+        let config = Config::from_toml_str(text)?;
+        let echo = serde_json::to_value(&config).expect("config serialises");
+        Self::new(config, base_dir, echo)
+    }
+
+    /// Records which request completed, in order (for tests of the exactly-once guarantee).
+    pub fn enable_completion_log(&mut self) {
+        self.completion_log = Some(Vec::new());
+    }
+
+    pub fn completion_log(&self) -> &[(u16, u64)] {
+        self.completion_log.as_deref().unwrap_or(&[])
+    }
+
+    /// Processes up to `max_events` events. Returns `true` when the run is over: every flow has
+    /// stopped issuing and every request has completed.
+    pub fn step(&mut self, max_events: u64) -> Result<bool, SimError> {
+        let started = Instant::now();
+        let result = self.step_inner(max_events);
+        self.wall += started.elapsed();
+        result
+    }
+
+    fn step_inner(&mut self, max_events: u64) -> Result<bool, SimError> {
+        for _ in 0..max_events {
+            let Some((_, event)) = self.queue.pop() else {
+                self.finished = true;
+                break;
+            };
+            self.handle(event)?;
+            while let Some(die) = self.touched_dies.pop() {
+                self.service_die(die);
+            }
+        }
+        Ok(self.finished)
+    }
+
+    /// Runs to the end and returns the results.
+    pub fn run(&mut self) -> Result<crate::stats::Results, SimError> {
+        while !self.step(1 << 20)? {}
+        Ok(self.results())
+    }
+
+    fn handle(&mut self, event: Event) -> Result<(), SimError> {
+        match event {
+            Event::Arrival { flow } => self.on_arrival(flow as usize)?,
+            Event::CommandArrived { request } => self.on_command_arrived(request),
+            Event::DispatchDone { die } => self.begin_flash_operation(die),
+            Event::CellReadDone { die } => self.on_cell_read_done(die),
+            Event::DieDone { die } => self.on_die_done(die),
+            Event::RequestCompleted { request } => self.on_request_completed(request),
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn now(&self) -> SimTime {
+        self.queue.now()
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+
+    /// Fraction of the run done, from each flow's nearest stop condition (the slowest flow counts).
+    pub fn progress(&self) -> f64 {
+        if self.finished {
+            return 1.0;
+        }
+        let now = self.now() as f64;
+        self.flows
+            .iter()
+            .map(|f| {
+                let mut p: f64 = 0.0;
+                if f.max_requests != u64::MAX {
+                    p = p.max(f.completed as f64 / f.max_requests as f64);
+                }
+                if f.stop_time != SimTime::MAX {
+                    p = p.max(now / f.stop_time as f64);
+                }
+                if let Source::Trace(r) = &f.source {
+                    p = p.max(r.bytes_read as f64 / r.file_bytes.max(1) as f64);
+                }
+                p.min(1.0)
+            })
+            .fold(1.0, f64::min)
+    }
+
+    pub fn events(&self) -> u64 {
+        self.queue.processed()
+    }
+
+    pub fn simulated_time(&self) -> SimTime {
+        self.now()
+    }
+
+    pub fn geometry(&self) -> &Geometry {
+        &self.ftl.geometry
+    }
+
+    /// Checks the model's invariants (FTL state, and at the end: nothing left in flight).
+    pub fn check_invariants(&self) -> Result<(), String> {
+        self.ftl.check_invariants()?;
+        if self.finished {
+            if self.requests.live() != 0 || self.txns.live() != 0 {
+                return Err(format!("{} requests and {} transactions still live at the end", self.requests.live(), self.txns.live()));
+            }
+            for f in &self.flows {
+                if f.issued != f.completed {
+                    return Err(format!("flow {}: issued {} but completed {}", f.name, f.issued, f.completed));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn build_flows(config: &Config, geometry: &Geometry, base_dir: &Path) -> Result<Vec<Flow>, SimError> {
+    let logical_sectors = geometry.logical_sectors();
+    let run_stop = config.run.max_simulated_time.as_ref().map_or(SimTime::MAX, |d| d.value);
+    let mut flows = Vec::with_capacity(config.flows.len());
+    for (i, fc) in config.flows.iter().enumerate() {
+        let path = format!("flows[{i}]");
+        let source = match fc.kind {
+            FlowKind::Synthetic => {
+                let rng = RandomStream::new(config.seed, 1000 + i as u64);
+                let generator = Synthetic::new(fc, logical_sectors, rng)
+                    .map_err(|reason| ConfigError::new(format!("{path}.request_size"), reason))?;
+                Source::Synthetic(generator)
+            }
+            FlowKind::Trace => {
+                let given = fc.path.as_deref().expect("validated: trace flows have a path");
+                let file = base_dir.join(given);
+                let reader = TraceReader::open(&file, fc.time_scale.unwrap_or(1.0), logical_sectors).map_err(|e| {
+                    ConfigError::new(format!("{path}.path"), format!("cannot open trace file \"{}\": {e}", file.display()))
+                })?;
+                Source::Trace(reader)
+            }
+        };
+        let closed_loop_depth = match &source {
+            Source::Synthetic(s) => match s.arrival {
+                Arrival::Closed { depth } => Some(depth),
+                Arrival::Open { .. } => None,
+            },
+            Source::Trace(_) => None,
+        };
+        flows.push(Flow {
+            name: fc.name.clone().unwrap_or_else(|| format!("flow-{i}")),
+            source,
+            closed_loop_depth,
+            next: None,
+            sq: VecDeque::new(),
+            sq_depth: fc.sq_depth.unwrap_or(config.host.sq_depth),
+            backlog: VecDeque::new(),
+            in_device: 0,
+            issued: 0,
+            completed: 0,
+            max_requests: fc.requests.unwrap_or(u64::MAX),
+            stop_time: fc.duration.as_ref().map_or(SimTime::MAX, |d| d.value).min(run_stop),
+            stats: FlowStats::default(),
+        });
+    }
+    Ok(flows)
+}

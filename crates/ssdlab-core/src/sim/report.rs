@@ -1,0 +1,109 @@
+//! Turns the simulation's counters into the results document and a summary table.
+
+use super::Simulation;
+use crate::stats::results::{DeviceResults, FlashSummary, FlowResults, SCHEMA};
+use crate::stats::{FlowStats, GcSummary, Results};
+use crate::time::ps_to_seconds;
+
+impl Simulation {
+    pub fn results(&self) -> Results {
+        let mut device = FlowStats::default();
+        let flows = self
+            .flows
+            .iter()
+            .map(|f| {
+                device.merge(&f.stats);
+                let (reads, writes, iops, bandwidth_mib_s) = f.stats.summaries();
+                FlowResults {
+                    name: f.name.clone(),
+                    iops,
+                    bandwidth_mib_s,
+                    reads,
+                    writes,
+                    requests: f.issued,
+                    interval_seconds: ps_to_seconds(f.stats.interval_ps()),
+                }
+            })
+            .collect();
+        let (reads, writes, iops, bandwidth_mib_s) = device.summaries();
+        let s = &self.ftl.stats;
+        let write_amplification =
+            if s.user_programs == 0 { 0.0 } else { (s.user_programs + s.gc_programs) as f64 / s.user_programs as f64 };
+        let now = self.now().max(1) as f64;
+        let g = &self.ftl.geometry;
+        Results {
+            schema: SCHEMA.to_string(),
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            seed: self.config.seed,
+            simulated_seconds: ps_to_seconds(self.now()),
+            wall_seconds: self.wall.as_secs_f64(),
+            events: self.events(),
+            device: DeviceResults {
+                reads,
+                writes,
+                iops,
+                bandwidth_mib_s,
+                gc: GcSummary {
+                    blocks_erased: s.blocks_erased,
+                    pages_moved: s.gc_programs,
+                    write_amplification,
+                    victims_selected: s.gc_victims,
+                },
+                flash: FlashSummary {
+                    reads: self.counters.reads,
+                    programs: self.counters.programs,
+                    erases: self.counters.erases,
+                    multiplane_commands: self.counters.multiplane,
+                    unmapped_reads: s.unmapped_reads,
+                    read_modify_writes: s.rmw_reads,
+                    max_erase_count: self.ftl.blocks.max_erase_count(),
+                    channel_utilisation: self.channel_busy_ps.iter().map(|&b| b as f64 / now).collect(),
+                },
+                logical_capacity_bytes: g.logical_pages * g.page_size_bytes,
+                physical_capacity_bytes: g.physical_pages * g.page_size_bytes,
+            },
+            flows,
+            warnings: self.warnings.clone(),
+            config: self.config_echo.clone(),
+        }
+    }
+}
+
+/// A fixed-width text table of the headline numbers, one row per flow and op plus the device.
+pub fn summary_table(results: &Results) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:<16} {:>5} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}",
+        "flow", "op", "requests", "IOPS", "MiB/s", "mean us", "p99 us", "p99.9 us", "max us"
+    );
+    let mut row = |name: &str, op: &str, s: &crate::stats::OpSummary| {
+        if s.count > 0 {
+            let l = &s.latency_us;
+            let _ = writeln!(
+                out,
+                "{:<16} {:>5} {:>10} {:>10.0} {:>10.1} {:>10.1} {:>10.1} {:>10.1} {:>10.1}",
+                name, op, s.count, s.iops, s.bandwidth_mib_s, l.mean, l.p99, l.p99_9, l.max
+            );
+        }
+    };
+    for f in &results.flows {
+        row(&f.name, "read", &f.reads);
+        row(&f.name, "write", &f.writes);
+    }
+    row("device", "read", &results.device.reads);
+    row("device", "write", &results.device.writes);
+    let gc = &results.device.gc;
+    let _ = writeln!(
+        out,
+        "GC: {} blocks erased, {} pages moved, write amplification {:.3}",
+        gc.blocks_erased, gc.pages_moved, gc.write_amplification
+    );
+    let _ = writeln!(
+        out,
+        "simulated {:.6} s in {:.3} s wall, {} events",
+        results.simulated_seconds, results.wall_seconds, results.events
+    );
+    out
+}

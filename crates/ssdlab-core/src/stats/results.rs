@@ -1,0 +1,91 @@
+//! The results document (`results.json`, schema `ssdlab.results/1`). Later tools read these
+//! names: fields may be added, never renamed.
+
+use serde::{Deserialize, Serialize};
+
+pub const SCHEMA: &str = "ssdlab.results/1";
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct LatencySummary {
+    pub mean: f64,
+    pub p50: f64,
+    pub p90: f64,
+    pub p99: f64,
+    pub p99_9: f64,
+    pub p99_99: f64,
+    pub max: f64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct OpSummary {
+    pub count: u64,
+    pub iops: f64,
+    pub bandwidth_mib_s: f64,
+    pub bytes: u64,
+    pub latency_us: LatencySummary,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct GcSummary {
+    pub blocks_erased: u64,
+    pub pages_moved: u64,
+    /// Flash page programs (user + GC) per user page program; 0 when nothing was written.
+    pub write_amplification: f64,
+    pub victims_selected: u64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct FlashSummary {
+    pub reads: u64,
+    pub programs: u64,
+    pub erases: u64,
+    /// Commands that covered more than one plane.
+    pub multiplane_commands: u64,
+    /// Reads of logical pages that were never written (timed as flash reads; see the README).
+    pub unmapped_reads: u64,
+    /// Partial-page writes that first read the rest of the page.
+    pub read_modify_writes: u64,
+    pub max_erase_count: u32,
+    /// Fraction of the simulated interval each channel spent transferring.
+    pub channel_utilisation: Vec<f64>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct DeviceResults {
+    pub reads: OpSummary,
+    pub writes: OpSummary,
+    pub iops: f64,
+    pub bandwidth_mib_s: f64,
+    pub gc: GcSummary,
+    pub flash: FlashSummary,
+    pub logical_capacity_bytes: u64,
+    pub physical_capacity_bytes: u64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct FlowResults {
+    pub name: String,
+    pub iops: f64,
+    pub bandwidth_mib_s: f64,
+    pub reads: OpSummary,
+    pub writes: OpSummary,
+    /// Requests the flow issued (all of them complete before the run ends).
+    pub requests: u64,
+    /// Simulated seconds from the flow's first arrival to its last completion.
+    pub interval_seconds: f64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Results {
+    pub schema: String,
+    pub version: String,
+    pub seed: u64,
+    pub simulated_seconds: f64,
+    pub wall_seconds: f64,
+    pub events: u64,
+    pub device: DeviceResults,
+    pub flows: Vec<FlowResults>,
+    pub warnings: Vec<String>,
+    /// The configuration the run used, as given.
+    pub config: serde_json::Value,
+}

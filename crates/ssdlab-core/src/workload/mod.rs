@@ -1,0 +1,25 @@
+//! Workloads: where each flow's requests come from. Synthetic generators draw from seeded random
+//! streams; trace readers stream a file record by record (memory does not grow with its length).
+
+pub mod synthetic;
+pub mod trace;
+
+use crate::time::SimTime;
+
+/// One host request as the workload issues it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RequestSpec {
+    pub arrival: SimTime,
+    pub is_read: bool,
+    pub start_sector: u64,
+    pub sectors: u32,
+}
+
+/// An error found while reading a workload, with the place it was found.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{file}:{line}: {reason}")]
+pub struct TraceError {
+    pub file: String,
+    pub line: u64,
+    pub reason: String,
+}

@@ -1,0 +1,133 @@
+//! Synthetic request generator: read/write mix, request size, address pattern and arrival process.
+
+use super::RequestSpec;
+use crate::config::{AddressPattern, FlowConfig, RequestSize};
+use crate::engine::RandomStream;
+use crate::flash::SECTOR_BYTES;
+use crate::time::{SimTime, PS_PER_S};
+
+enum SizeDist {
+    Fixed(u64),
+    Normal { mean: f64, stdev: f64 },
+}
+
+enum Pattern {
+    Uniform,
+    /// The first `hot_units` alignment units of the working set get `hot_traffic` of the requests.
+    HotCold { hot_units: u64, hot_traffic: f64 },
+    Sequential { next_unit: u64 },
+}
+
+/// How requests arrive: a closed loop keeps `depth` outstanding; an open loop draws exponential
+/// inter-arrival times.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Arrival {
+    Closed { depth: u32 },
+    Open { mean_interarrival_ps: f64 },
+}
+
+pub struct Synthetic {
+    rng: RandomStream,
+    read_fraction: f64,
+    size: SizeDist,
+    pattern: Pattern,
+    align_sectors: u64,
+    ws_start_sector: u64,
+    ws_sectors: u64,
+    pub arrival: Arrival,
+    next_open_arrival: SimTime,
+}
+
+impl Synthetic {
+    /// Builds a generator over a device of `logical_sectors`. Returns an error message if the
+    /// request size does not fit the working set.
+    pub fn new(flow: &FlowConfig, logical_sectors: u64, rng: RandomStream) -> Result<Self, String> {
+        let align_sectors = flow.alignment.as_ref().map_or(1, |a| a.value / SECTOR_BYTES);
+        let ws = flow.working_set.unwrap_or(1.0);
+        let start = flow.working_set_start.unwrap_or(0.0);
+        let ws_start_sector = ((logical_sectors as f64 * start) as u64) / align_sectors * align_sectors;
+        let ws_sectors = ((logical_sectors as f64 * ws) as u64).min(logical_sectors - ws_start_sector);
+        let size = match flow.request_size.as_ref() {
+            None => SizeDist::Fixed(8),
+            Some(RequestSize::Fixed(s)) => SizeDist::Fixed(s.value / SECTOR_BYTES),
+            Some(RequestSize::Normal { mean, stdev }) => SizeDist::Normal {
+                mean: mean.value as f64 / SECTOR_BYTES as f64,
+                stdev: stdev.value as f64 / SECTOR_BYTES as f64,
+            },
+        };
+        let nominal = match size {
+            SizeDist::Fixed(s) => s,
+            SizeDist::Normal { mean, .. } => mean.ceil() as u64,
+        };
+        if nominal > ws_sectors || align_sectors > ws_sectors {
+            return Err(format!(
+                "request size ({nominal} sectors) or alignment ({align_sectors} sectors) is larger than the working set ({ws_sectors} sectors)"
+            ));
+        }
+        let units = ws_sectors / align_sectors;
+        let pattern = match flow.address.unwrap_or(AddressPattern::Uniform) {
+            AddressPattern::Uniform => Pattern::Uniform,
+            AddressPattern::Sequential => Pattern::Sequential { next_unit: 0 },
+            AddressPattern::Hotcold => Pattern::HotCold {
+                hot_units: ((units as f64 * flow.hot_fraction.unwrap_or(0.2)).round() as u64).clamp(1, units.max(2) - 1),
+                hot_traffic: flow.hot_traffic.unwrap_or(0.8),
+            },
+        };
+        let arrival = match (flow.queue_depth, &flow.rate) {
+            (Some(depth), _) => Arrival::Closed { depth },
+            (None, Some(rate)) => Arrival::Open { mean_interarrival_ps: PS_PER_S as f64 / rate.value },
+            (None, None) => unreachable!("validated: a synthetic flow has queue_depth or rate"),
+        };
+        Ok(Self {
+            rng,
+            read_fraction: flow.read_fraction.unwrap_or(0.0),
+            size,
+            pattern,
+            align_sectors,
+            ws_start_sector,
+            ws_sectors,
+            arrival,
+            next_open_arrival: 0,
+        })
+    }
+
+    /// The next request. Closed-loop requests arrive at `now`; open-loop ones at the next arrival
+    /// time of the flow's Poisson process.
+    pub fn next(&mut self, now: SimTime) -> RequestSpec {
+        let arrival = match self.arrival {
+            Arrival::Closed { .. } => now,
+            Arrival::Open { mean_interarrival_ps } => {
+                let t = self.next_open_arrival;
+                self.next_open_arrival = t + self.rng.exponential(mean_interarrival_ps).round() as u64;
+                t
+            }
+        };
+        let is_read = self.read_fraction >= 1.0 || (self.read_fraction > 0.0 && self.rng.unit() < self.read_fraction);
+        let sectors = match self.size {
+            SizeDist::Fixed(s) => s,
+            SizeDist::Normal { mean, stdev } => (self.rng.normal(mean, stdev).round().max(1.0) as u64).min(self.ws_sectors),
+        };
+        let units = self.ws_sectors / self.align_sectors;
+        let unit = match &mut self.pattern {
+            Pattern::Uniform => self.rng.below(units),
+            Pattern::HotCold { hot_units, hot_traffic } => {
+                if self.rng.unit() < *hot_traffic {
+                    self.rng.below(*hot_units)
+                } else {
+                    *hot_units + self.rng.below(units - *hot_units)
+                }
+            }
+            Pattern::Sequential { next_unit } => {
+                let u = *next_unit;
+                *next_unit = (u + sectors.div_ceil(self.align_sectors)) % units;
+                u
+            }
+        };
+        // Keep the request inside the working set: move its start back if it would run past the end.
+        let mut offset = unit * self.align_sectors;
+        if offset + sectors > self.ws_sectors {
+            offset = (self.ws_sectors - sectors) / self.align_sectors * self.align_sectors;
+        }
+        RequestSpec { arrival, is_read, start_sector: self.ws_start_sector + offset, sectors: sectors as u32 }
+    }
+}
