@@ -1,1 +1,117 @@
+//! `ssdlab._core`: the Python binding of ssdlab-core. Deliberately thin: it moves text across
+//! the boundary (configuration JSON in, results JSON out) and turns the core's errors into
+//! Python exceptions. Everything a user touches directly lives in the `ssdlab` Python package.
+
+use std::path::Path;
+
+use pyo3::create_exception;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+use ssdlab_core::{Config, Results, SimError};
+
+create_exception!(
+    ssdlab._core,
+    ConfigError,
+    PyValueError,
+    "A configuration value was rejected; the message names the field path."
+);
+create_exception!(
+    ssdlab._core,
+    TraceError,
+    PyValueError,
+    "A trace file could not be read; the message names the file and line."
+);
+
+const PS_PER_SECOND: f64 = 1e12;
+
+fn sim_error(e: SimError) -> PyErr {
+    match e {
+        SimError::Config(e) => ConfigError::new_err(e.to_string()),
+        SimError::Trace(e) => TraceError::new_err(e.to_string()),
+    }
+}
+
+fn results_to_json(results: &Results) -> PyResult<String> {
+    serde_json::to_string_pretty(results)
+        .map_err(|e| PyRuntimeError::new_err(format!("cannot serialise the results: {e}")))
+}
+
+/// One simulation run, advanced in bounded steps so that the caller keeps control (progress
+/// reports, Ctrl-C) between them.
+#[pyclass(module = "ssdlab._core")]
+struct Simulation {
+    sim: ssdlab_core::Simulation,
+}
+
+#[pymethods]
+impl Simulation {
+    /// `config_json` is the configuration as JSON; `base_dir` resolves relative trace paths.
+    #[new]
+    fn new(config_json: &str, base_dir: &str) -> PyResult<Self> {
+        let echo: serde_json::Value = serde_json::from_str(config_json)
+            .map_err(|e| ConfigError::new_err(format!("config: not valid JSON: {e}")))?;
+        let config = Config::from_json_str(config_json)
+            .map_err(|e| ConfigError::new_err(e.to_string()))?;
+        let sim = ssdlab_core::Simulation::new(config, Path::new(base_dir), echo)
+            .map_err(sim_error)?;
+        Ok(Self { sim })
+    }
+
+    /// Processes up to `max_events` events without holding the GIL; true when the run is over.
+    fn step(&mut self, py: Python<'_>, max_events: u64) -> PyResult<bool> {
+        let sim = &mut self.sim;
+        py.detach(move || sim.step(max_events)).map_err(sim_error)
+    }
+
+    /// Fraction of the run done, in [0, 1].
+    fn progress(&self) -> f64 {
+        self.sim.progress()
+    }
+
+    /// The results document (schema `ssdlab.results/1`) as pretty-printed JSON.
+    fn results_json(&self) -> PyResult<String> {
+        results_to_json(&self.sim.results())
+    }
+
+    /// The core's fixed-width text summary of the results so far.
+    fn summary_table(&self) -> String {
+        ssdlab_core::summary_table(&self.sim.results())
+    }
+
+    /// Events processed so far.
+    #[getter]
+    fn events(&self) -> u64 {
+        self.sim.events()
+    }
+
+    /// Simulated time so far, in seconds.
+    #[getter]
+    fn simulated_seconds(&self) -> f64 {
+        self.sim.simulated_time() as f64 / PS_PER_SECOND
+    }
+}
+
+/// The core's text summary of a results document given as JSON (e.g. a saved results.json).
+#[pyfunction]
+fn summary_table_from_json(results_json: &str) -> PyResult<String> {
+    let results: Results = serde_json::from_str(results_json)
+        .map_err(|e| PyValueError::new_err(format!("not a results document: {e}")))?;
+    Ok(ssdlab_core::summary_table(&results))
+}
+
+/// The version of the simulator core.
+#[pyfunction]
+fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add_class::<Simulation>()?;
+    m.add("ConfigError", py.get_type::<ConfigError>())?;
+    m.add("TraceError", py.get_type::<TraceError>())?;
+    m.add_function(wrap_pyfunction!(summary_table_from_json, m)?)?;
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    Ok(())
+}

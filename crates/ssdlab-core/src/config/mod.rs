@@ -62,7 +62,17 @@ impl Config {
         let deserializer = toml::Deserializer::new(text);
         let config: Config = serde_path_to_error::deserialize(deserializer).map_err(|e| {
             let path = e.path().to_string();
-            ConfigError::new(if path == "." { "config".into() } else { path }, e.into_inner().message().trim().to_string())
+            let inner = e.into_inner();
+            let reason = inner.message().trim().replace('\n', "; ");
+            match (path.as_str(), inner.span()) {
+                // A syntax error has no field path: point at the line instead.
+                (".", Some(span)) => {
+                    let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
+                    ConfigError::new(format!("line {line}"), reason)
+                }
+                (".", None) => ConfigError::new("config", reason),
+                _ => ConfigError::new(path, reason),
+            }
         })?;
         validate(&config)?;
         Ok(config)

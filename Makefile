@@ -1,0 +1,51 @@
+# The two commands of the quick start: `make run` and `make test`. Each sets up what it needs
+# (a virtualenv with the Python tools, the Rust extension built by maturin) before it runs.
+
+VENV     := .venv
+PY       := $(VENV)/bin/python
+BIN      := $(VENV)/bin
+DEPS     := $(VENV)/.deps-installed
+CONFIG   ?= examples/mqsim-default.toml
+export VIRTUAL_ENV := $(abspath $(VENV))
+export PATH := $(abspath $(BIN)):$(PATH)
+
+.PHONY: run test bench develop lint rust-test py-test fmt clean
+
+run: develop
+	$(BIN)/ssdlab run $(CONFIG)
+
+test: lint rust-test py-test
+
+$(PY):
+	python3 -m venv $(VENV)
+
+$(DEPS): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet "maturin>=1.16,<2" "typer>=0.12" "rich>=13" "pydantic>=2.6" "pytest>=8" "ruff>=0.6"
+	touch $@
+
+# Builds the Rust extension into the virtualenv (incremental after the first build).
+develop: $(DEPS)
+	$(BIN)/maturin develop --release --quiet
+
+lint: $(DEPS)
+	cargo fmt --all -- --check
+	cargo clippy --workspace --all-targets --quiet -- -D warnings
+	$(BIN)/ruff check python tests benches validation
+	$(BIN)/ruff format --check python tests benches validation
+
+rust-test:
+	cargo test --workspace --quiet
+
+py-test: develop
+	$(BIN)/pytest -q tests
+
+bench: develop
+	cargo bench -p ssdlab-core --bench throughput
+
+fmt: $(DEPS)
+	cargo fmt --all
+	$(BIN)/ruff format python tests benches validation
+
+clean:
+	rm -rf $(VENV) target results

@@ -1,0 +1,45 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use ssdlab_core::{Results, Simulation};
+
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+pub fn example(name: &str) -> String {
+    std::fs::read_to_string(repo_root().join("examples").join(name)).expect("example config exists")
+}
+
+/// A small device (2 channels x 2 chips x 1 die x 2 planes x 64 blocks x 64 pages of 4 KiB).
+pub const SMALL_DEVICE: &str = r#"
+seed = 7
+[flash]
+channels = 2
+chips_per_channel = 2
+dies_per_chip = 1
+planes_per_die = 2
+blocks_per_plane = 64
+pages_per_block = 64
+page_size = "4KiB"
+[ftl]
+over_provisioning = 0.2
+"#;
+
+pub fn run(toml: &str) -> Results {
+    let mut sim = Simulation::from_toml_str(toml, &repo_root()).unwrap_or_else(|e| panic!("config rejected: {e}"));
+    let results = sim.run().expect("run completes");
+    sim.check_invariants().expect("invariants hold at the end");
+    results
+}
+
+/// Replaces the `[[flows]]` of an example with the given ones.
+pub fn with_flows(example_text: &str, flows: &str) -> String {
+    let base = match example_text.find("[[flows]]") {
+        Some(i) => &example_text[..i],
+        None => example_text,
+    };
+    format!("{base}\n{flows}")
+}

@@ -1,0 +1,3 @@
+from ssdlab.cli import main
+
+main()
