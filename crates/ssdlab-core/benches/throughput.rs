@@ -1,1 +1,107 @@
-fn main(){}
+//! Speed and memory benchmark (not a timed test): simulated requests per wall second and peak
+//! RSS on MQSim's default 512 GiB device filled to 75 %.
+//!
+//! `make bench` (or `cargo bench -p ssdlab-core --bench throughput`) runs every case in a child
+//! process of its own, so each peak RSS is that case's alone, and writes `results/bench.json`:
+//! a list of {"name", "requests", "wall_seconds", "requests_per_second", "peak_rss_mib", ...}.
+//! `-- CASE` runs one case in this process and prints its JSON line.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+use std::time::Instant;
+
+use ssdlab_core::Simulation;
+
+const REQUESTS: u64 = 1_000_000;
+
+struct Case {
+    name: &'static str,
+    description: &'static str,
+    config: String,
+}
+
+fn cases() -> Vec<Case> {
+    let device = "seed = 1\n[precondition]\noccupancy = 0.75\n";
+    let flow = |read: f64| {
+        format!("[[flows]]\nread_fraction = {read}\nrequest_size = \"4KiB\"\nalignment = \"4KiB\"\naddress = \"uniform\"\nworking_set = 0.75\nqueue_depth = 64\nrequests = {REQUESTS}\n")
+    };
+    vec![
+        Case {
+            name: "random-read-4k-qd64",
+            description: "1,000,000 random 4 KiB reads at QD 64, default device 75 % full",
+            config: format!("{device}layout = \"packed\"\n{}", flow(1.0)),
+        },
+        Case {
+            name: "random-write-4k-qd64-gc",
+            description: "1,000,000 random 4 KiB writes at QD 64, default device 75 % full in the aged (spread) layout, GC running from the first write",
+            config: format!("{device}layout = \"spread\"\n{}", flow(0.0)),
+        },
+    ]
+}
+
+fn peak_rss_mib() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        .map_or(0.0, |kib| kib / 1024.0)
+}
+
+fn run_case(case: &Case) -> serde_json::Value {
+    let setup_start = Instant::now();
+    let mut sim = Simulation::from_toml_str(&case.config, Path::new(".")).expect("benchmark config is valid");
+    let setup_seconds = setup_start.elapsed().as_secs_f64();
+    let start = Instant::now();
+    let results = sim.run().expect("benchmark runs");
+    let wall = start.elapsed().as_secs_f64();
+    let requests = results.device.reads.count + results.device.writes.count;
+    serde_json::json!({
+        "name": case.name,
+        "description": case.description,
+        "requests": requests,
+        "wall_seconds": wall,
+        "requests_per_second": requests as f64 / wall,
+        "peak_rss_mib": peak_rss_mib(),
+        "setup_seconds": setup_seconds,
+        "events": results.events,
+        "events_per_second": results.events as f64 / wall,
+        "simulated_seconds": results.simulated_seconds,
+        "write_amplification": results.device.gc.write_amplification,
+        "gc_blocks_erased": results.device.gc.blocks_erased,
+    })
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
+    let all = cases();
+    if let Some(name) = args.first() {
+        let Some(case) = all.iter().find(|c| c.name == name) else {
+            eprintln!("unknown case {name}; cases: {}", all.iter().map(|c| c.name).collect::<Vec<_>>().join(", "));
+            return ExitCode::from(2);
+        };
+        println!("{}", run_case(case));
+        return ExitCode::SUCCESS;
+    }
+    let exe = std::env::current_exe().expect("own path");
+    let mut rows = Vec::new();
+    for case in &all {
+        let output = Command::new(&exe).arg(case.name).output().expect("child runs");
+        if !output.status.success() {
+            eprintln!("{} failed: {}", case.name, String::from_utf8_lossy(&output.stderr));
+            return ExitCode::FAILURE;
+        }
+        let row: serde_json::Value = serde_json::from_slice(&output.stdout).expect("child prints JSON");
+        eprintln!(
+            "{:<28} {:>9} requests {:>8.2} s {:>12.0} req/s {:>8.1} MiB peak RSS",
+            case.name, row["requests"], row["wall_seconds"].as_f64().unwrap(), row["requests_per_second"].as_f64().unwrap(), row["peak_rss_mib"].as_f64().unwrap()
+        );
+        rows.push(row);
+    }
+    let out: PathBuf = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../results");
+    std::fs::create_dir_all(&out).expect("results directory");
+    let path = out.join("bench.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&rows).expect("rows serialise")).expect("bench.json written");
+    eprintln!("wrote {}", path.display());
+    ExitCode::SUCCESS
+}
