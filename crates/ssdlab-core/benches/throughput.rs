@@ -94,7 +94,11 @@ fn main() -> ExitCode {
         let row: serde_json::Value = serde_json::from_slice(&output.stdout).expect("child prints JSON");
         eprintln!(
             "{:<28} {:>9} requests {:>8.2} s {:>12.0} req/s {:>8.1} MiB peak RSS",
-            case.name, row["requests"], row["wall_seconds"].as_f64().unwrap(), row["requests_per_second"].as_f64().unwrap(), row["peak_rss_mib"].as_f64().unwrap()
+            case.name,
+            row["requests"],
+            row["wall_seconds"].as_f64().unwrap(),
+            row["requests_per_second"].as_f64().unwrap(),
+            row["peak_rss_mib"].as_f64().unwrap()
         );
         rows.push(row);
     }

@@ -72,7 +72,9 @@ pub fn parse_duration_ps(text: &str) -> Result<u64, String> {
 
 /// Parses a size with a unit (`B`, `KB`, `KiB`, `MB`, `MiB`, `GB`, `GiB`, `TB`, `TiB`) into bytes.
 pub fn parse_size_bytes(text: &str) -> Result<u64, String> {
-    let hint = || format!("expected a size like \"8KiB\" (units B, KB, KiB, MB, MiB, GB, GiB, TB, TiB, sectors), got \"{text}\"");
+    let hint = || {
+        format!("expected a size like \"8KiB\" (units B, KB, KiB, MB, MiB, GB, GiB, TB, TiB, sectors), got \"{text}\"")
+    };
     let (value, unit) = split_number(text).ok_or_else(hint)?;
     let scale = size_scale(unit).ok_or_else(hint)?;
     let value = non_negative(value, text, "a size")?;
@@ -115,7 +117,8 @@ pub fn parse_transfer_rate(text: &str) -> Result<f64, String> {
 
 /// Parses a bandwidth (`"1GB/s"`, `"500MiB/s"`) into bytes per second.
 pub fn parse_bandwidth(text: &str) -> Result<f64, String> {
-    let hint = || format!("expected a bandwidth like \"1GB/s\" (units B/s, KB/s, MB/s, GB/s, MiB/s, GiB/s), got \"{text}\"");
+    let hint =
+        || format!("expected a bandwidth like \"1GB/s\" (units B/s, KB/s, MB/s, GB/s, MiB/s, GiB/s), got \"{text}\"");
     let (value, unit) = split_number(text).ok_or_else(hint)?;
     let unit = unit.strip_suffix("/s").ok_or_else(hint)?;
     let scale = size_scale(unit).ok_or_else(hint)?;

@@ -52,7 +52,14 @@ fn x25m_sequential_requests_track_the_closed_form() {
             let model = request_time_us(if read { read_costs } else { write_costs }, pages, rho);
             let sim = x25m_qd1(read, &format!("{kib}KiB"), "sequential");
             let diff = (sim - model) / model * 100.0;
-            println!("{:>6}KiB {:>6} {:>12.1} {:>12.1} {:>8.2}", kib, if read { "read" } else { "write" }, model, sim, diff);
+            println!(
+                "{:>6}KiB {:>6} {:>12.1} {:>12.1} {:>8.2}",
+                kib,
+                if read { "read" } else { "write" },
+                model,
+                sim,
+                diff
+            );
             rows.push((kib, read, model, sim, diff));
         }
     }

@@ -60,7 +60,11 @@ fn negative_latency() {
 
 #[test]
 fn unit_less_latency_string_and_bare_number() {
-    assert_rejects(&format!("[flash.timing]\nread = \"75\"\n{FLOW}"), "flash.timing.read", "expected a duration like \"75us\"");
+    assert_rejects(
+        &format!("[flash.timing]\nread = \"75\"\n{FLOW}"),
+        "flash.timing.read",
+        "expected a duration like \"75us\"",
+    );
     assert_rejects(&format!("[flash.timing]\nprogram = 750\n{FLOW}"), "flash.timing.program", "bare number 750");
     assert_rejects(&format!("[flash.timing]\nerase = 3.8\n{FLOW}"), "flash.timing.erase", "add a unit");
 }
@@ -104,9 +108,16 @@ fn no_flows_at_all() {
 #[test]
 fn fractions_out_of_range() {
     assert_rejects(&format!("[precondition]\noccupancy = 1.5\n{FLOW}"), "precondition.occupancy", "fraction in [0, 1]");
-    assert_rejects("[[flows]]\nread_fraction = -0.1\nqueue_depth = 1\nrequests = 1\n", "flows[0].read_fraction", "fraction");
+    assert_rejects(
+        "[[flows]]\nread_fraction = -0.1\nqueue_depth = 1\nrequests = 1\n",
+        "flows[0].read_fraction",
+        "fraction",
+    );
     let text = SMALL_DEVICE.replace("over_provisioning = 0.2", "over_provisioning = 1.0");
-    assert!(Config::from_toml_str(&format!("{text}\n{FLOW}")).unwrap_err().to_string().starts_with("ftl.over_provisioning:"));
+    assert!(Config::from_toml_str(&format!("{text}\n{FLOW}"))
+        .unwrap_err()
+        .to_string()
+        .starts_with("ftl.over_provisioning:"));
 }
 
 #[test]
@@ -134,14 +145,26 @@ fn page_type_latencies_must_match_the_technology() {
 
 #[test]
 fn options_that_belong_to_another_kind_of_flow() {
-    assert_rejects("[[flows]]\nqueue_depth = 1\nrequests = 1\nhot_fraction = 0.2\n", "flows[0].hot_fraction", "only valid with address = \"hotcold\"");
-    assert_rejects("[[flows]]\nkind = \"trace\"\npath = \"x.trace\"\nqueue_depth = 4\n", "flows[0].queue_depth", "open loop");
+    assert_rejects(
+        "[[flows]]\nqueue_depth = 1\nrequests = 1\nhot_fraction = 0.2\n",
+        "flows[0].hot_fraction",
+        "only valid with address = \"hotcold\"",
+    );
+    assert_rejects(
+        "[[flows]]\nkind = \"trace\"\npath = \"x.trace\"\nqueue_depth = 4\n",
+        "flows[0].queue_depth",
+        "open loop",
+    );
     assert_rejects("[[flows]]\nkind = \"trace\"\n", "flows[0].path", "needs the path");
 }
 
 #[test]
 fn malformed_units_in_sizes_and_rates() {
-    assert_rejects(&format!("[host]\npcie_lane_rate = \"1 parsec\"\n{FLOW}"), "host.pcie_lane_rate", "expected a bandwidth");
+    assert_rejects(
+        &format!("[host]\npcie_lane_rate = \"1 parsec\"\n{FLOW}"),
+        "host.pcie_lane_rate",
+        "expected a bandwidth",
+    );
     assert_rejects(&format!("[flash]\nchannel_rate = \"333MHz\"\n{FLOW}"), "flash.channel_rate", "MT/s");
 }
 

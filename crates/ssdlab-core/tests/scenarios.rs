@@ -76,7 +76,7 @@ fn an_open_loop_flow_below_saturation_gets_its_rate() {
 fn queue_fetch_size_limits_what_a_flow_has_inside_the_device() {
     let flows = "[[flows]]\nread_fraction = 1.0\nqueue_depth = 32\nrequests = 3000\n";
     let open = run(&format!("{SMALL_DEVICE}\n{flows}"));
-    let one = run(&format!("{}\n[host]\nqueue_fetch_size = 1\n{flows}", SMALL_DEVICE.replacen("[flash]", "[flash]", 1)));
+    let one = run(&format!("{SMALL_DEVICE}\n[host]\nqueue_fetch_size = 1\n{flows}"));
     // With one request inside the device at a time, the flow cannot use the four dies at once.
     assert!(one.flows[0].iops < open.flows[0].iops * 0.6, "{} vs {}", one.flows[0].iops, open.flows[0].iops);
     assert!(one.flows[0].reads.latency_us.mean > open.flows[0].reads.latency_us.mean);

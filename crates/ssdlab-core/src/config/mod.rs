@@ -303,13 +303,17 @@ impl<'de> Deserialize<'de> for PageTypeLatency {
                 Duration::parse(v).map(PageTypeLatency::Uniform).map_err(E::custom)
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
-                Err(E::custom(format!("expected a duration string like \"75us\", got the bare number {v} (add a unit)")))
+                Err(E::custom(format!(
+                    "expected a duration string like \"75us\", got the bare number {v} (add a unit)"
+                )))
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
                 self.visit_i64(v as i64)
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
-                Err(E::custom(format!("expected a duration string like \"75us\", got the bare number {v} (add a unit)")))
+                Err(E::custom(format!(
+                    "expected a duration string like \"75us\", got the bare number {v} (add a unit)"
+                )))
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
                 let (mut lsb, mut csb, mut msb) = (None, None, None);
@@ -319,7 +323,9 @@ impl<'de> Deserialize<'de> for PageTypeLatency {
                         "csb" => &mut csb,
                         "msb" => &mut msb,
                         other => {
-                            return Err(de::Error::custom(format!("unknown page type `{other}`, expected one of `lsb`, `csb`, `msb`")))
+                            return Err(de::Error::custom(format!(
+                                "unknown page type `{other}`, expected one of `lsb`, `csb`, `msb`"
+                            )))
                         }
                     };
                     *slot = Some(map.next_value::<Duration>()?);
@@ -458,7 +464,11 @@ impl<'de> Deserialize<'de> for RequestSize {
                     match key.as_str() {
                         "mean" => mean = Some(map.next_value::<Size>()?),
                         "stdev" => stdev = Some(map.next_value::<Size>()?),
-                        other => return Err(de::Error::custom(format!("unknown field `{other}`, expected `mean` or `stdev`"))),
+                        other => {
+                            return Err(de::Error::custom(format!(
+                                "unknown field `{other}`, expected `mean` or `stdev`"
+                            )))
+                        }
                     }
                 }
                 match (mean, stdev) {

@@ -22,7 +22,7 @@ fn fraction(path: &str, value: f64, low_open: bool, high_open: bool) -> Result<(
 }
 
 fn sector_multiple(path: &str, size: &Size) -> Result<(), ConfigError> {
-    if size.value == 0 || size.value % SECTOR_BYTES != 0 {
+    if size.value == 0 || !size.value.is_multiple_of(SECTOR_BYTES) {
         return Err(ConfigError::new(
             path,
             format!("must be a positive multiple of the 512 B sector, got \"{}\" ({} B)", size.text, size.value),
@@ -214,14 +214,21 @@ fn validate_synthetic(path: &str, flow: &FlowConfig) -> Result<(), ConfigError> 
         if s + flow.working_set.unwrap_or(1.0) > 1.0 + 1e-12 {
             return Err(ConfigError::new(
                 format!("{path}.working_set_start"),
-                format!("working_set_start + working_set must not exceed 1, got {s} + {}", flow.working_set.unwrap_or(1.0)),
+                format!(
+                    "working_set_start + working_set must not exceed 1, got {s} + {}",
+                    flow.working_set.unwrap_or(1.0)
+                ),
             ));
         }
     }
     let hotcold = flow.address == Some(AddressPattern::Hotcold);
     if hotcold {
-        let hf = flow.hot_fraction.ok_or_else(|| ConfigError::new(format!("{path}.hot_fraction"), "is required with address = \"hotcold\""))?;
-        let ht = flow.hot_traffic.ok_or_else(|| ConfigError::new(format!("{path}.hot_traffic"), "is required with address = \"hotcold\""))?;
+        let hf = flow.hot_fraction.ok_or_else(|| {
+            ConfigError::new(format!("{path}.hot_fraction"), "is required with address = \"hotcold\"")
+        })?;
+        let ht = flow
+            .hot_traffic
+            .ok_or_else(|| ConfigError::new(format!("{path}.hot_traffic"), "is required with address = \"hotcold\""))?;
         fraction(&format!("{path}.hot_fraction"), hf, true, true)?;
         fraction(&format!("{path}.hot_traffic"), ht, false, false)?;
     } else {
@@ -271,7 +278,10 @@ fn validate_trace(path: &str, flow: &FlowConfig) -> Result<(), ConfigError> {
     }
     if let Some(scale) = flow.time_scale {
         if !scale.is_finite() || scale <= 0.0 {
-            return Err(ConfigError::new(format!("{path}.time_scale"), format!("must be greater than zero, got {scale}")));
+            return Err(ConfigError::new(
+                format!("{path}.time_scale"),
+                format!("must be greater than zero, got {scale}"),
+            ));
         }
     }
     Ok(())

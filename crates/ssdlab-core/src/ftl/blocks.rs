@@ -193,8 +193,13 @@ impl BlockManager {
             if counted + invalid + free != self.pages_per_block {
                 return Err(format!("block {b}: valid + invalid + free != pages per block"));
             }
-            if (self.state[b] == BlockState::Free) != (wp == 0 && self.planes[b / self.blocks_per_plane as usize].free.contains(&(b as u32))) {
-                return Err(format!("block {b}: state {:?} disagrees with write pointer {wp} / free pool", self.state[b]));
+            if (self.state[b] == BlockState::Free)
+                != (wp == 0 && self.planes[b / self.blocks_per_plane as usize].free.contains(&(b as u32)))
+            {
+                return Err(format!(
+                    "block {b}: state {:?} disagrees with write pointer {wp} / free pool",
+                    self.state[b]
+                ));
             }
         }
         Ok(())

@@ -125,7 +125,8 @@ impl Ftl {
         let g = &self.geometry;
         let plane = g.plane_of_lpa(lpa as u64);
         let per_plane = lpa as u64 / g.planes as u64;
-        let block = g.first_block_of_plane(plane) as u64 + (per_plane / g.pages_per_block as u64) % g.blocks_per_plane as u64;
+        let block =
+            g.first_block_of_plane(plane) as u64 + (per_plane / g.pages_per_block as u64) % g.blocks_per_plane as u64;
         (block * g.pages_per_block as u64 + per_plane % g.pages_per_block as u64) as u32
     }
 

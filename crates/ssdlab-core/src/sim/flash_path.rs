@@ -32,7 +32,14 @@ impl Simulation {
                     self.queue_txn(TxnKind::RmwRead, request, lpa, old, spp as u32 - covered);
                 } else {
                     let plane = self.ftl.geometry.plane_of_lpa(lpa as u64);
-                    let id = self.txns.insert(Transaction { kind: TxnKind::UserWrite, request, lpa, ppa: UNMAPPED, plane, sectors: spp as u32 });
+                    let id = self.txns.insert(Transaction {
+                        kind: TxnKind::UserWrite,
+                        request,
+                        lpa,
+                        ppa: UNMAPPED,
+                        plane,
+                        sectors: spp as u32,
+                    });
                     self.enqueue_user_write(id);
                 }
             }

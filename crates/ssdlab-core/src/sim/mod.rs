@@ -152,7 +152,10 @@ impl Simulation {
         let flows = build_flows(&config, &geometry, base_dir)?;
         let ftl = Ftl::new(&config, geometry);
         let g = &ftl.geometry;
-        let idle = DieState { busy: false, batch: Batch { class: crate::ftl::transaction::Class::UserRead, txns: [0; 8], count: 0 } };
+        let idle = DieState {
+            busy: false,
+            batch: Batch { class: crate::ftl::transaction::Class::UserRead, txns: [0; 8], count: 0 },
+        };
         let c = &config.controller;
         let mut sim = Self {
             timing,
@@ -291,7 +294,11 @@ impl Simulation {
         self.ftl.check_invariants()?;
         if self.finished {
             if self.requests.live() != 0 || self.txns.live() != 0 {
-                return Err(format!("{} requests and {} transactions still live at the end", self.requests.live(), self.txns.live()));
+                return Err(format!(
+                    "{} requests and {} transactions still live at the end",
+                    self.requests.live(),
+                    self.txns.live()
+                ));
             }
             for f in &self.flows {
                 if f.issued != f.completed {
@@ -320,7 +327,10 @@ fn build_flows(config: &Config, geometry: &Geometry, base_dir: &Path) -> Result<
                 let given = fc.path.as_deref().expect("validated: trace flows have a path");
                 let file = base_dir.join(given);
                 let reader = TraceReader::open(&file, fc.time_scale.unwrap_or(1.0), logical_sectors).map_err(|e| {
-                    ConfigError::new(format!("{path}.path"), format!("cannot open trace file \"{}\": {e}", file.display()))
+                    ConfigError::new(
+                        format!("{path}.path"),
+                        format!("cannot open trace file \"{}\": {e}", file.display()),
+                    )
                 })?;
                 Source::Trace(reader)
             }

@@ -24,7 +24,13 @@ pub struct OpStats {
 
 impl Default for OpStats {
     fn default() -> Self {
-        Self { histogram_ns: Histogram::new(3).expect("3 significant digits is valid"), count: 0, bytes: 0, sum_ps: 0, max_ps: 0 }
+        Self {
+            histogram_ns: Histogram::new(3).expect("3 significant digits is valid"),
+            count: 0,
+            bytes: 0,
+            sum_ps: 0,
+            max_ps: 0,
+        }
     }
 }
 
@@ -64,7 +70,8 @@ impl OpStats {
                 0.0
             } else {
                 // HDR reports the top of the value's bucket; never above the exact maximum.
-                (self.histogram_ns.value_at_quantile(quantile) as f64 / 1000.0).min(self.max_ps as f64 / PS_PER_US as f64)
+                (self.histogram_ns.value_at_quantile(quantile) as f64 / 1000.0)
+                    .min(self.max_ps as f64 / PS_PER_US as f64)
             }
         };
         OpSummary {

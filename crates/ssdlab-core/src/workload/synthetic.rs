@@ -14,8 +14,13 @@ enum SizeDist {
 enum Pattern {
     Uniform,
     /// The first `hot_units` alignment units of the working set get `hot_traffic` of the requests.
-    HotCold { hot_units: u64, hot_traffic: f64 },
-    Sequential { next_unit: u64 },
+    HotCold {
+        hot_units: u64,
+        hot_traffic: f64,
+    },
+    Sequential {
+        next_unit: u64,
+    },
 }
 
 /// How requests arrive: a closed loop keeps `depth` outstanding; an open loop draws exponential
@@ -69,7 +74,8 @@ impl Synthetic {
             AddressPattern::Uniform => Pattern::Uniform,
             AddressPattern::Sequential => Pattern::Sequential { next_unit: 0 },
             AddressPattern::Hotcold => Pattern::HotCold {
-                hot_units: ((units as f64 * flow.hot_fraction.unwrap_or(0.2)).round() as u64).clamp(1, units.max(2) - 1),
+                hot_units: ((units as f64 * flow.hot_fraction.unwrap_or(0.2)).round() as u64)
+                    .clamp(1, units.max(2) - 1),
                 hot_traffic: flow.hot_traffic.unwrap_or(0.8),
             },
         };
@@ -105,7 +111,9 @@ impl Synthetic {
         let is_read = self.read_fraction >= 1.0 || (self.read_fraction > 0.0 && self.rng.unit() < self.read_fraction);
         let sectors = match self.size {
             SizeDist::Fixed(s) => s,
-            SizeDist::Normal { mean, stdev } => (self.rng.normal(mean, stdev).round().max(1.0) as u64).min(self.ws_sectors),
+            SizeDist::Normal { mean, stdev } => {
+                (self.rng.normal(mean, stdev).round().max(1.0) as u64).min(self.ws_sectors)
+            }
         };
         let units = self.ws_sectors / self.align_sectors;
         let unit = match &mut self.pattern {

@@ -69,7 +69,8 @@ impl TraceReader {
     }
 
     fn parse(&mut self) -> Result<RequestSpec, TraceError> {
-        const LAYOUT: &str = "expected 5 columns: arrival_time_ns device_number start_sector size_in_sectors type(0 = write, 1 = read)";
+        const LAYOUT: &str =
+            "expected 5 columns: arrival_time_ns device_number start_sector size_in_sectors type(0 = write, 1 = read)";
         let mut fields = [0u64; 5];
         let mut count = 0;
         for (i, token) in self.line.split_whitespace().enumerate() {
