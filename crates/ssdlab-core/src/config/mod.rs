@@ -170,19 +170,43 @@ pub struct FtlConfig {
     /// GC runs on a plane when its free blocks fall below this fraction of its blocks.
     pub gc_threshold: f64,
     pub gc_policy: GcPolicy,
+    /// d of the randomised greedy policy: how many random blocks it compares.
+    pub gc_rga_candidates: u32,
 }
 
 impl Default for FtlConfig {
     fn default() -> Self {
-        Self { allocation: "CWDP".into(), over_provisioning: 0.07, gc_threshold: 0.05, gc_policy: GcPolicy::Greedy }
+        Self {
+            allocation: "CWDP".into(),
+            over_provisioning: 0.07,
+            gc_threshold: 0.05,
+            gc_policy: GcPolicy::Greedy,
+            gc_rga_candidates: 10,
+        }
     }
 }
 
+/// GC victim selection. The random family and d-choices follow B. Van Houdt, "A mean field model
+/// for a class of garbage collection algorithms in flash-based solid state drives" (SIGMETRICS
+/// 2013); FIFO follows P. Desnoyers, "Analytic modeling of SSD write performance" (SYSTOR 2012).
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum GcPolicy {
     /// The full block with the fewest valid pages.
     Greedy,
+    /// A full block chosen uniformly at random (it may hold no invalid page at all).
+    Random,
+    /// Random+: uniformly among the full blocks that hold at least one invalid page.
+    RandomP,
+    /// Random++: uniformly among the full blocks with fewer valid pages than the plane's average.
+    RandomPp,
+    /// Randomised greedy (d-choices): the fewest valid pages among `gc_rga_candidates` random blocks.
+    Rga,
+    /// The block that was filled longest ago (a circular log).
+    Fifo,
+    /// Highest (1 - u) * age / (1 + u), u = valid fraction, age = time since the block was filled
+    /// (Rosenblum and Ousterhout's LFS cleaner, as Amber offers).
+    CostBenefit,
 }
 
 /// Flash back end geometry and timing.

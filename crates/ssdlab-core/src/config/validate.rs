@@ -142,6 +142,7 @@ fn validate_ftl(config: &Config) -> Result<(), ConfigError> {
     parse_allocation(&ftl.allocation)?;
     fraction("ftl.over_provisioning", ftl.over_provisioning, false, true)?;
     fraction("ftl.gc_threshold", ftl.gc_threshold, true, true)?;
+    at_least_one("ftl.gc_rga_candidates", ftl.gc_rga_candidates)?;
     // GC must always find invalid pages to reclaim: the most logical pages a plane can hold must
     // fit outside the GC reserve and the two open blocks (user and GC write frontiers).
     let geometry = crate::flash::Geometry::new(config);

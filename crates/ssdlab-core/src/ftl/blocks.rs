@@ -8,6 +8,7 @@
 use std::collections::VecDeque;
 
 use crate::flash::Geometry;
+use crate::time::SimTime;
 
 pub const NO_BLOCK: u32 = u32::MAX;
 
@@ -42,6 +43,8 @@ pub struct BlockManager {
     valid: Vec<u16>,
     write_ptr: Vec<u16>,
     erase_count: Vec<u32>,
+    /// When each block's last page was written (its data's youngest age), for FIFO and cost-benefit.
+    closed_at: Vec<SimTime>,
     state: Vec<BlockState>,
     planes: Vec<PlaneBlocks>,
 }
@@ -61,6 +64,7 @@ impl BlockManager {
             valid: vec![0; blocks],
             write_ptr: vec![0; blocks],
             erase_count: vec![0; blocks],
+            closed_at: vec![0; blocks],
             state: vec![BlockState::Free; blocks],
             planes,
         }
@@ -87,7 +91,7 @@ impl BlockManager {
     /// frontier is full. Returns the page and whether an erased block was consumed.
     /// Callers check [`Self::can_allocate`] first.
     #[inline]
-    pub fn allocate(&mut self, plane: u32, stream: Stream) -> (u32, bool) {
+    pub fn allocate(&mut self, plane: u32, stream: Stream, now: SimTime) -> (u32, bool) {
         let p = &mut self.planes[plane as usize];
         let mut block = p.frontier[stream as usize];
         let mut opened = false;
@@ -103,6 +107,7 @@ impl BlockManager {
         self.valid[b] += 1;
         if self.write_ptr[b] as u32 == self.pages_per_block {
             self.state[b] = BlockState::Full;
+            self.closed_at[b] = now;
             p.frontier[stream as usize] = NO_BLOCK;
         }
         (block * self.pages_per_block + page, opened)
@@ -134,18 +139,18 @@ impl BlockManager {
         self.erase_count[block as usize]
     }
 
-    /// Greedy victim: the full block of `plane` with the fewest valid pages, if any block has an
-    /// invalid page to reclaim. Ties go to the lowest block id (deterministic).
-    pub fn select_victim_greedy(&self, plane: u32) -> Option<u32> {
+    pub fn closed_at(&self, block: u32) -> SimTime {
+        self.closed_at[block as usize]
+    }
+
+    pub fn pages_per_block(&self) -> u32 {
+        self.pages_per_block
+    }
+
+    /// The blocks of `plane`, as a range of block ids.
+    pub fn blocks_of_plane(&self, plane: u32) -> std::ops::Range<u32> {
         let first = plane * self.blocks_per_plane;
-        let mut best: Option<(u16, u32)> = None;
-        for block in first..first + self.blocks_per_plane {
-            let b = block as usize;
-            if self.state[b] == BlockState::Full && best.is_none_or(|(v, _)| self.valid[b] < v) {
-                best = Some((self.valid[b], block));
-            }
-        }
-        best.filter(|&(v, _)| (v as u32) < self.pages_per_block).map(|(_, b)| b)
+        first..first + self.blocks_per_plane
     }
 
     pub fn mark_victim(&mut self, block: u32) {

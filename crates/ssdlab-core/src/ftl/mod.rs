@@ -3,15 +3,22 @@
 //! physical state.
 
 pub mod blocks;
+pub mod gc;
 pub mod mapping;
 pub mod transaction;
 pub mod tsu;
 
 use blocks::{BlockManager, Stream};
+use gc::VictimSelector;
 use mapping::{PageMap, UNMAPPED};
 
 use crate::config::{Config, FillLayout};
+use crate::engine::RandomStream;
 use crate::flash::Geometry;
+use crate::time::SimTime;
+
+/// Random stream id of GC victim selection.
+const STREAM_GC: u64 = 1;
 
 /// GC progress on one plane. One victim at a time per plane.
 #[derive(Clone, Copy, Debug, Default)]
@@ -39,6 +46,7 @@ pub struct Ftl {
     pub gc: Vec<PlaneGc>,
     pub stats: FtlStats,
     gc_threshold_blocks: u32,
+    victims: VictimSelector,
 }
 
 impl Ftl {
@@ -47,7 +55,12 @@ impl Ftl {
         let blocks = BlockManager::new(&geometry);
         let gc = vec![PlaneGc::default(); geometry.planes as usize];
         let gc_threshold_blocks = geometry.gc_threshold_blocks(config.ftl.gc_threshold);
-        let mut ftl = Self { geometry, map, blocks, gc, stats: FtlStats::default(), gc_threshold_blocks };
+        let victims = VictimSelector::new(
+            config.ftl.gc_policy,
+            config.ftl.gc_rga_candidates,
+            RandomStream::new(config.seed, STREAM_GC),
+        );
+        let mut ftl = Self { geometry, map, blocks, gc, stats: FtlStats::default(), gc_threshold_blocks, victims };
         ftl.fill(config.precondition.occupancy, config.precondition.layout);
         ftl
     }
@@ -62,7 +75,7 @@ impl Ftl {
             FillLayout::Packed => {
                 for lpa in 0..filled {
                     let plane = self.geometry.plane_of_lpa(lpa);
-                    let (ppa, _) = self.blocks.allocate(plane, Stream::User);
+                    let (ppa, _) = self.blocks.allocate(plane, Stream::User, 0);
                     self.map.remap(lpa as u32, ppa);
                 }
             }
@@ -100,8 +113,8 @@ impl Ftl {
 
     /// Places a new version of `lpa` on `plane`; the previous version becomes invalid.
     #[inline]
-    pub fn write(&mut self, lpa: u32, plane: u32, stream: Stream) -> u32 {
-        let (ppa, _) = self.blocks.allocate(plane, stream);
+    pub fn write(&mut self, lpa: u32, plane: u32, stream: Stream, now: SimTime) -> u32 {
+        let (ppa, _) = self.blocks.allocate(plane, stream, now);
         if let Some(old) = self.map.remap(lpa, ppa) {
             self.blocks.invalidate(old);
         }
@@ -138,8 +151,8 @@ impl Ftl {
 
     /// Chooses and claims a victim on `plane`. Returns it, or `None` if no block has anything to
     /// reclaim.
-    pub fn begin_gc(&mut self, plane: u32) -> Option<u32> {
-        let victim = self.blocks.select_victim_greedy(plane)?;
+    pub fn begin_gc(&mut self, plane: u32, now: SimTime) -> Option<u32> {
+        let victim = self.victims.select(&self.blocks, plane, now)?;
         self.blocks.mark_victim(victim);
         self.gc[plane as usize] = PlaneGc { active: true, victim, pending_moves: 0 };
         self.stats.gc_victims += 1;

@@ -75,7 +75,7 @@ impl Simulation {
 
     fn place_user_write(&mut self, id: u32) {
         let t = *self.txns.get(id);
-        let ppa = self.ftl.write(t.lpa, t.plane, Stream::User);
+        let ppa = self.ftl.write(t.lpa, t.plane, Stream::User, self.queue.now());
         self.txns.get_mut(id).ppa = ppa;
         self.push_to_die(id, Class::UserWrite, t.plane);
         if self.ftl.needs_gc(t.plane) {
@@ -85,7 +85,7 @@ impl Simulation {
 
     /// Picks a victim on `plane` and queues a read of each of its valid pages.
     fn start_gc(&mut self, plane: u32) {
-        let Some(victim) = self.ftl.begin_gc(plane) else { return };
+        let Some(victim) = self.ftl.begin_gc(plane, self.queue.now()) else { return };
         let g = &self.ftl.geometry;
         let first = victim * g.pages_per_block;
         let (written, spp) = (self.ftl.blocks.written_pages(victim), g.sectors_per_page as u32);
@@ -209,7 +209,7 @@ impl Simulation {
             }
             TxnKind::GcRead => {
                 if self.ftl.map.lookup(t.lpa) == t.ppa {
-                    let ppa = self.ftl.write(t.lpa, t.plane, Stream::Gc);
+                    let ppa = self.ftl.write(t.lpa, t.plane, Stream::Gc, self.queue.now());
                     let tx = self.txns.get_mut(id);
                     tx.kind = TxnKind::GcWrite;
                     tx.ppa = ppa;

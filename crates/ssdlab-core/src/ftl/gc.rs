@@ -1,0 +1,93 @@
+//! GC victim selection. Every policy chooses among a plane's full blocks (never an open write
+//! frontier, an erased block or a block already being collected); see [`GcPolicy`] for each
+//! policy's definition and source. Random choices draw from the FTL's own seeded stream.
+
+use super::blocks::{BlockManager, BlockState};
+use crate::config::GcPolicy;
+use crate::engine::RandomStream;
+use crate::time::SimTime;
+
+pub struct VictimSelector {
+    policy: GcPolicy,
+    rga_candidates: u32,
+    rng: RandomStream,
+    /// Reused list of candidate blocks (no allocation per GC once grown).
+    candidates: Vec<u32>,
+}
+
+impl VictimSelector {
+    pub fn new(policy: GcPolicy, rga_candidates: u32, rng: RandomStream) -> Self {
+        Self { policy, rga_candidates, rng, candidates: Vec::new() }
+    }
+
+    /// Chooses a victim on `plane`, or `None` when no full block could give back any page.
+    pub fn select(&mut self, blocks: &BlockManager, plane: u32, now: SimTime) -> Option<u32> {
+        let ppb = blocks.pages_per_block();
+        self.candidates.clear();
+        self.candidates.extend(blocks.blocks_of_plane(plane).filter(|&b| blocks.state(b) == BlockState::Full));
+        // Nothing to reclaim anywhere: collecting would only move data.
+        if self.candidates.iter().all(|&b| blocks.valid_pages(b) == ppb) {
+            return None;
+        }
+        let valid = |b: u32| blocks.valid_pages(b);
+        let victim = match self.policy {
+            GcPolicy::Greedy => min_by_key(&self.candidates, valid),
+            GcPolicy::Random => self.uniform(),
+            GcPolicy::RandomP => {
+                self.candidates.retain(|&b| valid(b) < ppb);
+                self.uniform()
+            }
+            GcPolicy::RandomPp => {
+                let average =
+                    self.candidates.iter().map(|&b| valid(b) as f64).sum::<f64>() / self.candidates.len() as f64;
+                self.candidates.retain(|&b| (valid(b) as f64) < average);
+                if self.candidates.is_empty() {
+                    // Every full block holds the average: any with an invalid page will do.
+                    self.candidates.extend(
+                        blocks
+                            .blocks_of_plane(plane)
+                            .filter(|&b| blocks.state(b) == BlockState::Full && valid(b) < ppb),
+                    );
+                }
+                self.uniform()
+            }
+            GcPolicy::Rga => {
+                let n = self.candidates.len() as u64;
+                let picks = (0..self.rga_candidates).map(|_| self.candidates[self.rng.below(n) as usize]);
+                let best = picks.min_by_key(|&b| (valid(b), b)).expect("at least one candidate");
+                // d random blocks that are all fully valid: fall back to the greedy choice.
+                if valid(best) < ppb {
+                    best
+                } else {
+                    min_by_key(&self.candidates, valid)
+                }
+            }
+            GcPolicy::Fifo => min_by_key(&self.candidates, |b| blocks.closed_at(b)),
+            GcPolicy::CostBenefit => {
+                let score = |b: u32| {
+                    let u = valid(b) as f64 / ppb as f64;
+                    let age = (now - blocks.closed_at(b)) as f64 + 1.0;
+                    (1.0 - u) * age / (1.0 + u)
+                };
+                let mut best = self.candidates[0];
+                for &b in &self.candidates[1..] {
+                    if score(b) > score(best) {
+                        best = b;
+                    }
+                }
+                best
+            }
+        };
+        Some(victim)
+    }
+
+    fn uniform(&mut self) -> u32 {
+        let n = self.candidates.len() as u64;
+        self.candidates[self.rng.below(n) as usize]
+    }
+}
+
+/// The candidate with the smallest key; ties go to the lowest block id (deterministic).
+fn min_by_key<K: Ord>(candidates: &[u32], key: impl Fn(u32) -> K) -> u32 {
+    *candidates.iter().min_by_key(|&&b| (key(b), b)).expect("at least one candidate")
+}
