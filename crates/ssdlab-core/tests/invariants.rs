@@ -18,7 +18,7 @@ fn flow_strategy() -> impl Strategy<Value = String> {
         1u32..=40,
         prop_oneof![Just("uniform"), Just("sequential"), Just("hotcold")],
         prop_oneof![(1u32..=16).prop_map(|qd| format!("queue_depth = {qd}")), (1u32..=200).prop_map(|k| format!("rate = \"{k}k/s\""))],
-        1u64..=250,
+        1u64..=800,
         prop::bool::ANY,
     )
         .prop_map(|(read, sectors, address, arrival, requests, aligned)| {
@@ -39,14 +39,20 @@ fn case_strategy() -> impl Strategy<Value = Case> {
     (
         (1u32..=3, 1u32..=2, 1u32..=2, 1u32..=2),
         (16u32..=32, prop_oneof![Just(4u32), Just(8), Just(16), Just(32)], prop_oneof![Just("2KiB"), Just("4KiB"), Just("8KiB")]),
-        (0.30f64..0.45, 0.0f64..=1.0, prop::bool::ANY, prop_oneof![Just("0ns"), Just("2us")]),
+        (
+            0.30f64..0.45,
+            0.0f64..=1.0,
+            prop::bool::ANY,
+            prop_oneof![Just("0ns"), Just("2us")],
+            prop::sample::select(vec!["greedy", "random", "random-p", "random-pp", "rga", "fifo", "cost-benefit"]),
+        ),
         prop::collection::vec(flow_strategy(), 1..=3),
         any::<u64>(),
     )
-        .prop_map(|((ch, chips, dies, planes), (blocks, pages, page_size), (op, occupancy, spread, dispatch), flows, seed)| {
+        .prop_map(|((ch, chips, dies, planes), (blocks, pages, page_size), (op, occupancy, spread, dispatch, policy), flows, seed)| {
             let layout = if spread { "spread" } else { "packed" };
             let toml = format!(
-                "seed = {seed}\n[controller]\ndispatch_read = \"{dispatch}\"\ndispatch_write = \"{dispatch}\"\n[ftl]\nover_provisioning = {op:.3}\n[flash]\nchannels = {ch}\nchips_per_channel = {chips}\ndies_per_chip = {dies}\nplanes_per_die = {planes}\nblocks_per_plane = {blocks}\npages_per_block = {pages}\npage_size = \"{page_size}\"\n[precondition]\noccupancy = {occupancy:.3}\nlayout = \"{layout}\"\n{}",
+                "seed = {seed}\n[controller]\ndispatch_read = \"{dispatch}\"\ndispatch_write = \"{dispatch}\"\n[ftl]\nover_provisioning = {op:.3}\ngc_policy = \"{policy}\"\n[flash]\nchannels = {ch}\nchips_per_channel = {chips}\ndies_per_chip = {dies}\nplanes_per_die = {planes}\nblocks_per_plane = {blocks}\npages_per_block = {pages}\npage_size = \"{page_size}\"\n[precondition]\noccupancy = {occupancy:.3}\nlayout = \"{layout}\"\n{}",
                 flows.join("\n")
             );
             Case { toml }
@@ -60,7 +66,7 @@ fn results_without_wall_time(sim: &Simulation) -> String {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
 
     #[test]
     fn random_devices_and_workloads_keep_the_invariants(case in case_strategy()) {
