@@ -39,6 +39,9 @@ pub struct Geometry {
     pub logical_pages: u64,
     /// Static allocation order, fastest-varying level first.
     pub allocation: [Level; 4],
+    /// Plane of each residue `lpa mod planes`: static allocation repeats with that period, so one
+    /// division and a lookup replace four divisions on the hot path.
+    plane_by_residue: Vec<u32>,
 }
 
 impl Geometry {
@@ -67,7 +70,20 @@ impl Geometry {
             physical_pages,
             logical_pages,
             allocation: parse_allocation(&config.ftl.allocation).expect("validated allocation order"),
+            plane_by_residue: Vec::new(),
         }
+        .with_plane_table()
+    }
+
+    fn with_plane_table(mut self) -> Self {
+        self.plane_by_residue = (0..self.planes as u64).map(|r| self.plane_by_order(r)).collect();
+        self
+    }
+
+    /// Replaces the allocation order (and the table derived from it).
+    pub fn set_allocation(&mut self, allocation: [Level; 4]) {
+        self.allocation = allocation;
+        *self = self.clone().with_plane_table();
     }
 
     pub fn logical_sectors(&self) -> u64 {
@@ -77,6 +93,11 @@ impl Geometry {
     /// The plane a logical page is striped to by the static allocation order.
     #[inline]
     pub fn plane_of_lpa(&self, lpa: u64) -> u32 {
+        self.plane_by_residue[(lpa % self.planes as u64) as usize]
+    }
+
+    /// The same, computed level by level from the order.
+    fn plane_by_order(&self, lpa: u64) -> u32 {
         let (mut channel, mut way, mut die, mut plane) = (0u64, 0u64, 0u64, 0u64);
         let mut rest = lpa;
         for level in self.allocation {
@@ -204,7 +225,7 @@ mod tests {
     #[test]
     fn pdwc_stripes_planes_first() {
         let mut g = small();
-        g.allocation = parse_allocation("PDWC").unwrap();
+        g.set_allocation(parse_allocation("PDWC").unwrap());
         assert_eq!(g.plane_of_lpa(0), 0);
         assert_eq!(g.plane_of_lpa(1), 1);
         assert_eq!(g.die_of_plane(g.plane_of_lpa(2)), 1);

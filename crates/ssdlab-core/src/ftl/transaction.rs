@@ -2,6 +2,9 @@
 //! creates itself (GC moves and erases). They live in a slab and are named by index, so events
 //! and queues carry 4-byte ids and nothing is allocated per transaction once the slab has grown.
 
+use crate::stats::breakdown::Breakdown;
+use crate::time::SimTime;
+
 pub const NO_REQUEST: u32 = u32::MAX;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -62,4 +65,8 @@ pub struct Transaction {
     pub plane: u32,
     /// Sectors that cross the channel for a read.
     pub sectors: u32,
+    /// When it entered its die queue (or started waiting for space).
+    pub queued_at: SimTime,
+    /// Time spent so far, by step, for the latency breakdown.
+    pub spent: Breakdown,
 }

@@ -6,6 +6,7 @@ use crate::flash::SECTOR_BYTES;
 use crate::ftl::blocks::Stream;
 use crate::ftl::mapping::UNMAPPED;
 use crate::ftl::transaction::{Class, Transaction, TxnKind, NO_REQUEST};
+use crate::stats::breakdown::{Breakdown, Step};
 use crate::time::SimTime;
 
 impl Simulation {
@@ -39,6 +40,8 @@ impl Simulation {
                         ppa: UNMAPPED,
                         plane,
                         sectors: spp as u32,
+                        queued_at: self.queue.now(),
+                        spent: Breakdown::default(),
                     });
                     self.enqueue_user_write(id);
                 }
@@ -50,7 +53,17 @@ impl Simulation {
     fn queue_txn(&mut self, kind: TxnKind, request: u32, lpa: u32, ppa: u32, sectors: u32) -> u32 {
         let g = &self.ftl.geometry;
         let plane = g.plane_of_block(g.block_of_ppa(ppa));
-        let id = self.txns.insert(Transaction { kind, request, lpa, ppa, plane, sectors });
+        let queued_at = self.queue.now();
+        let id = self.txns.insert(Transaction {
+            kind,
+            request,
+            lpa,
+            ppa,
+            plane,
+            sectors,
+            queued_at,
+            spent: Breakdown::default(),
+        });
         self.push_to_die(id, kind.class(), plane);
         id
     }
@@ -115,7 +128,12 @@ impl Simulation {
             return;
         }
         let Some(batch) = self.tsu.next_batch(die, &self.txns) else { return };
-        self.dies[die as usize] = DieState { busy: true, batch };
+        let now = self.now();
+        for &id in batch.ids() {
+            let t = self.txns.get_mut(id);
+            t.spent.add(Step::ChipQueueWait, now - t.queued_at);
+        }
+        self.dies[die as usize] = DieState { busy: true, batch, picked_at: now };
         if batch.count > 1 {
             self.counters.multiplane += 1;
         }
@@ -134,19 +152,30 @@ impl Simulation {
         }
     }
 
-    /// Holds the channel for `duration` from when it is next free; returns the end.
+    /// Holds the channel for `duration` from when it is next free; returns the start.
     #[inline]
     fn use_channel(&mut self, die: u32, duration: u64) -> SimTime {
         let channel = self.ftl.geometry.channel_of_chip(self.ftl.geometry.chip_of_die(die)) as usize;
         let start = self.now().max(self.channel_free_at[channel]);
         self.channel_free_at[channel] = start + duration;
         self.channel_busy_ps[channel] += duration;
-        start + duration
+        start
+    }
+
+    /// Adds the same time to one step of every transaction of the die's batch.
+    #[inline]
+    fn charge_batch(&mut self, die: u32, step: Step, ps: u64) {
+        let batch = self.dies[die as usize].batch;
+        for &id in batch.ids() {
+            self.txns.get_mut(id).spent.add(step, ps);
+        }
     }
 
     /// Command/address (and a program's data in) on the channel, then the cell operation.
     pub(super) fn begin_flash_operation(&mut self, die: u32) {
-        let batch = self.dies[die as usize].batch;
+        let DieState { batch, picked_at, .. } = self.dies[die as usize];
+        let now = self.now();
+        self.charge_batch(die, Step::Firmware, now - picked_at);
         let n = batch.count as u64;
         let g = &self.ftl.geometry;
         let page_of = |id: u32| g.page_in_block(self.txns.get(id).ppa);
@@ -154,18 +183,26 @@ impl Simulation {
             Class::UserRead | Class::GcRead => {
                 let cell = batch.ids().iter().map(|&id| self.timing.read_ps(page_of(id))).max().unwrap_or(0);
                 self.counters.reads += n;
-                let sent = self.use_channel(die, self.timing.read_command_ps * n);
+                let command = self.timing.read_command_ps * n;
+                let sent = self.use_channel(die, command) + command;
+                self.charge_batch(die, Step::CommandAddress, sent - now);
+                self.charge_batch(die, Step::CellOperation, cell);
                 self.queue.schedule(sent + cell, Event::CellReadDone { die });
             }
             Class::UserWrite | Class::GcWrite => {
                 let cell = batch.ids().iter().map(|&id| self.timing.program_ps(page_of(id))).max().unwrap_or(0);
                 self.counters.programs += n;
-                let sent = self.use_channel(die, (self.timing.program_command_ps + self.timing.page_transfer_ps) * n);
-                self.queue.schedule(sent + cell, Event::DieDone { die });
+                let (command, data) = (self.timing.program_command_ps * n, self.timing.page_transfer_ps * n);
+                let start = self.use_channel(die, command + data);
+                self.charge_batch(die, Step::CommandAddress, start + command - now);
+                self.charge_batch(die, Step::ChannelData, data);
+                self.charge_batch(die, Step::CellOperation, cell);
+                self.queue.schedule(start + command + data + cell, Event::DieDone { die });
             }
             Class::Erase => {
                 self.counters.erases += n;
-                let sent = self.use_channel(die, self.timing.erase_command_ps * n);
+                let command = self.timing.erase_command_ps * n;
+                let sent = self.use_channel(die, command) + command;
                 self.queue.schedule(sent + self.timing.erase_ps, Event::DieDone { die });
             }
         }
@@ -175,7 +212,9 @@ impl Simulation {
     pub(super) fn on_cell_read_done(&mut self, die: u32) {
         let batch = self.dies[die as usize].batch;
         let bytes: u64 = batch.ids().iter().map(|&id| self.txns.get(id).sectors as u64 * SECTOR_BYTES).sum();
-        let done = self.use_channel(die, self.timing.data_transfer_ps(bytes));
+        let duration = self.timing.data_transfer_ps(bytes);
+        let done = self.use_channel(die, duration) + duration;
+        self.charge_batch(die, Step::ChannelData, done - self.now());
         self.queue.schedule(done, Event::DieDone { die });
     }
 
@@ -193,18 +232,19 @@ impl Simulation {
         match t.kind {
             TxnKind::UserRead => {
                 self.txns.remove(id);
-                self.send_read_data(t.sectors as u64 * SECTOR_BYTES);
-                self.finish_part(t.request);
+                let sent = self.send_read_data(t.sectors as u64 * SECTOR_BYTES);
+                self.finish_part(t.request, &t.spent, sent);
             }
             TxnKind::UserWrite => {
                 self.txns.remove(id);
-                self.finish_part(t.request);
+                self.finish_part(t.request, &t.spent, self.now());
             }
             TxnKind::RmwRead => {
                 // The old page is in the controller; merge and write it as a whole page.
                 let tx = self.txns.get_mut(id);
                 tx.kind = TxnKind::UserWrite;
                 tx.plane = self.ftl.geometry.plane_of_lpa(t.lpa as u64);
+                tx.queued_at = self.queue.now();
                 self.enqueue_user_write(id);
             }
             TxnKind::GcRead => {
@@ -213,6 +253,7 @@ impl Simulation {
                     let tx = self.txns.get_mut(id);
                     tx.kind = TxnKind::GcWrite;
                     tx.ppa = ppa;
+                    tx.queued_at = self.queue.now();
                     self.push_to_die(id, Class::GcWrite, t.plane);
                 } else {
                     // The host rewrote this page while it was being moved: nothing left to move.

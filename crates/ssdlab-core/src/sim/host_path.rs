@@ -4,6 +4,7 @@
 use super::{Event, Request, SimError, Simulation, Source};
 use crate::flash::SECTOR_BYTES;
 use crate::host::{CQ_ENTRY_BYTES, SQ_ENTRY_BYTES};
+use crate::stats::breakdown::{Breakdown, Step};
 use crate::time::SimTime;
 use crate::workload::RequestSpec;
 
@@ -91,6 +92,10 @@ impl Simulation {
             arrival: spec.arrival,
             pending: 0,
             seq: flow.issued,
+            fetched_at: 0,
+            command_at: 0,
+            arrived_at: 0,
+            breakdown: Breakdown::default(),
         });
         flow.issued += 1;
         if flow.sq.len() < flow.sq_depth as usize {
@@ -130,21 +135,30 @@ impl Simulation {
     /// The device reads the command over PCIe, and for a write the data right after it.
     fn fetch(&mut self, request: u32) {
         let now = self.now();
-        let r = *self.requests.get(request);
-        let mut arrived = self.pcie.send_to_device(now, SQ_ENTRY_BYTES);
+        let command_at = self.pcie.send_to_device(now, SQ_ENTRY_BYTES);
+        let r = self.requests.get_mut(request);
+        let mut arrived = command_at;
         if !r.is_read {
             arrived = self.pcie.send_to_device(now, r.sectors as u64 * SECTOR_BYTES);
         }
+        r.fetched_at = now;
+        r.command_at = command_at;
+        r.arrived_at = arrived;
         self.queue.schedule(arrived, Event::CommandArrived { request });
     }
 
-    /// One page transaction of `request` is done; after the last, the completion entry is sent.
-    /// Read data was already queued on the link, so the completion follows it.
-    pub(super) fn finish_part(&mut self, request: u32) {
+    /// One page transaction of `request` is done (its read data, if any, queued on the link until
+    /// `data_sent_at`); after the last, the completion entry is sent, behind that data. The last
+    /// transaction's steps become the request's breakdown.
+    pub(super) fn finish_part(&mut self, request: u32, spent: &Breakdown, data_sent_at: SimTime) {
+        let now = self.queue.now();
         let r = self.requests.get_mut(request);
         r.pending -= 1;
         if r.pending == 0 {
-            let posted = self.pcie.send_to_host(self.queue.now(), CQ_ENTRY_BYTES);
+            let posted = self.pcie.send_to_host(now, CQ_ENTRY_BYTES);
+            r.breakdown = *spent;
+            r.breakdown.add(Step::PcieData, data_sent_at - now);
+            r.breakdown.add(Step::Completion, posted - data_sent_at);
             self.queue.schedule(posted, Event::RequestCompleted { request });
         }
     }
@@ -154,7 +168,11 @@ impl Simulation {
         let r = self.requests.remove(request);
         let f = r.flow as usize;
         let flow = &mut self.flows[f];
-        flow.stats.record(r.is_read, r.arrival, now, r.sectors as u64 * SECTOR_BYTES);
+        let mut breakdown = r.breakdown;
+        breakdown.add(Step::SqWait, r.fetched_at - r.arrival);
+        breakdown.add(Step::CommandTransfer, r.command_at - r.fetched_at);
+        breakdown.add(Step::PcieData, r.arrived_at - r.command_at);
+        flow.stats.record(r.is_read, r.arrival, now, r.sectors as u64 * SECTOR_BYTES, &breakdown);
         flow.in_device -= 1;
         flow.completed += 1;
         if let Some(log) = &mut self.completion_log {

@@ -23,6 +23,7 @@ use crate::ftl::transaction::Transaction;
 use crate::ftl::tsu::{Batch, Tsu};
 use crate::ftl::Ftl;
 use crate::host::PcieLink;
+use crate::stats::breakdown::Breakdown;
 use crate::stats::FlowStats;
 use crate::time::SimTime;
 use crate::workload::synthetic::{Arrival, Synthetic};
@@ -68,6 +69,13 @@ struct Request {
     pending: u32,
     /// The flow's sequence number of this request.
     seq: u64,
+    /// When the device started fetching the command, when the command had crossed PCIe, and
+    /// when the command (and a write's data) was in the device.
+    fetched_at: SimTime,
+    command_at: SimTime,
+    arrived_at: SimTime,
+    /// Steps after the host side, from the transaction that finished last.
+    breakdown: Breakdown,
 }
 
 enum Source {
@@ -103,6 +111,8 @@ impl Flow {
 struct DieState {
     busy: bool,
     batch: Batch,
+    /// When the die took its current batch from the queue.
+    picked_at: SimTime,
 }
 
 #[derive(Default)]
@@ -155,6 +165,7 @@ impl Simulation {
         let idle = DieState {
             busy: false,
             batch: Batch { class: crate::ftl::transaction::Class::UserRead, txns: [0; 8], count: 0 },
+            picked_at: 0,
         };
         let c = &config.controller;
         let mut sim = Self {

@@ -20,6 +20,7 @@ impl Simulation {
                     bandwidth_mib_s,
                     reads,
                     writes,
+                    latency_breakdown_us: f.stats.breakdown_means_us(),
                     requests: f.issued,
                     interval_seconds: ps_to_seconds(f.stats.interval_ps()),
                 }

@@ -5,9 +5,12 @@
 //! the exact simulated interval in which the flow's requests ran, from its first arrival to its
 //! last completion, never by whole seconds.
 
+pub mod breakdown;
 pub mod results;
 
 use hdrhistogram::Histogram;
+
+use breakdown::{Breakdown, BreakdownSum};
 
 use crate::time::{ps_to_seconds, SimTime, PS_PER_NS, PS_PER_US};
 pub use results::{GcSummary, LatencySummary, OpSummary, Results};
@@ -20,6 +23,7 @@ pub struct OpStats {
     pub bytes: u64,
     sum_ps: u128,
     max_ps: u64,
+    breakdown: BreakdownSum,
 }
 
 impl Default for OpStats {
@@ -30,13 +34,16 @@ impl Default for OpStats {
             bytes: 0,
             sum_ps: 0,
             max_ps: 0,
+            breakdown: BreakdownSum::default(),
         }
     }
 }
 
 impl OpStats {
     #[inline]
-    pub fn record(&mut self, latency_ps: u64, bytes: u64) {
+    pub fn record(&mut self, latency_ps: u64, bytes: u64, breakdown: &Breakdown) {
+        debug_assert_eq!(breakdown.total(), latency_ps, "the breakdown must add up to the response time");
+        self.breakdown.add(breakdown);
         self.count += 1;
         self.bytes += bytes;
         self.sum_ps += latency_ps as u128;
@@ -51,6 +58,7 @@ impl OpStats {
         self.bytes += other.bytes;
         self.sum_ps += other.sum_ps;
         self.max_ps = self.max_ps.max(other.max_ps);
+        self.breakdown.merge(&other.breakdown);
         self.histogram_ns.add(&other.histogram_ns).expect("auto-resizing histograms always merge");
     }
 
@@ -88,6 +96,7 @@ impl OpStats {
                 p99_99: q(0.9999),
                 max: self.max_ps as f64 / PS_PER_US as f64,
             },
+            latency_breakdown_us: self.breakdown.means_us(self.count),
         }
     }
 }
@@ -108,11 +117,18 @@ impl Default for FlowStats {
 
 impl FlowStats {
     #[inline]
-    pub fn record(&mut self, is_read: bool, arrival: SimTime, completion: SimTime, bytes: u64) {
+    pub fn record(&mut self, is_read: bool, arrival: SimTime, completion: SimTime, bytes: u64, breakdown: &Breakdown) {
         self.first_arrival = self.first_arrival.min(arrival);
         self.last_completion = self.last_completion.max(completion);
         let op = if is_read { &mut self.reads } else { &mut self.writes };
-        op.record(completion - arrival, bytes);
+        op.record(completion - arrival, bytes, breakdown);
+    }
+
+    /// Mean per step over all of this flow's requests.
+    pub fn breakdown_means_us(&self) -> breakdown::StepMeans {
+        let mut sum = self.reads.breakdown.clone();
+        sum.merge(&self.writes.breakdown);
+        sum.means_us(self.completed())
     }
 
     pub fn merge(&mut self, other: &FlowStats) {

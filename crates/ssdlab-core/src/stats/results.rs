@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::breakdown::StepMeans;
+
 pub const SCHEMA: &str = "ssdlab.results/1";
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -23,6 +25,8 @@ pub struct OpSummary {
     pub bandwidth_mib_s: f64,
     pub bytes: u64,
     pub latency_us: LatencySummary,
+    /// Mean microseconds per step of the request path; the steps add up to `latency_us.mean`.
+    pub latency_breakdown_us: StepMeans,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -69,6 +73,8 @@ pub struct FlowResults {
     pub bandwidth_mib_s: f64,
     pub reads: OpSummary,
     pub writes: OpSummary,
+    /// Mean microseconds per step over all the flow's requests.
+    pub latency_breakdown_us: StepMeans,
     /// Requests the flow issued (all of them complete before the run ends).
     pub requests: u64,
     /// Simulated seconds from the flow's first arrival to its last completion.
