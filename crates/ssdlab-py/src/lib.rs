@@ -50,10 +50,8 @@ impl Simulation {
     fn new(config_json: &str, base_dir: &str) -> PyResult<Self> {
         let echo: serde_json::Value = serde_json::from_str(config_json)
             .map_err(|e| ConfigError::new_err(format!("config: not valid JSON: {e}")))?;
-        let config = Config::from_json_str(config_json)
-            .map_err(|e| ConfigError::new_err(e.to_string()))?;
-        let sim = ssdlab_core::Simulation::new(config, Path::new(base_dir), echo)
-            .map_err(sim_error)?;
+        let config = Config::from_json_str(config_json).map_err(|e| ConfigError::new_err(e.to_string()))?;
+        let sim = ssdlab_core::Simulation::new(config, Path::new(base_dir), echo).map_err(sim_error)?;
         Ok(Self { sim })
     }
 

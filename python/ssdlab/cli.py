@@ -1,0 +1,192 @@
+"""The ``ssdlab`` command: run a configuration, save results.json, show the headline numbers."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+from rich import box
+from rich.console import Console
+from rich.markup import escape
+from rich.measure import Measurement
+from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from rich.text import Text
+
+from ssdlab import __version__
+from ssdlab._core import ConfigError, TraceError
+from ssdlab.api import simulate
+from ssdlab.results import OpStats, Results
+
+# Runs shorter than this finish before a progress bar would be worth drawing.
+PROGRESS_DELAY_SECONDS = 1.0
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    help="ssdlab: a fast multi-queue SSD simulator.",
+)
+# Piped output is not squeezed to 80 columns: the table is meant to be read whole in a log.
+stdout = Console(highlight=False, width=None if sys.stdout.isatty() else 200)
+stderr = Console(stderr=True, highlight=False)
+
+
+class _DelayedProgress:
+    """A progress callback that only draws a bar once the run has lasted a while."""
+
+    def __init__(self, console: Console, delay: float) -> None:
+        self._console = console
+        self._deadline = time.monotonic() + delay
+        self._bar: Progress | None = None
+        self._task = None
+
+    def __call__(self, fraction: float) -> None:
+        if self._bar is None:
+            if not self._console.is_terminal or time.monotonic() < self._deadline:
+                return
+            self._bar = Progress(
+                TextColumn("simulating"),
+                BarColumn(),
+                TaskProgressColumn(),
+                TimeElapsedColumn(),
+                console=self._console,
+                transient=True,
+            )
+            self._bar.start()
+            self._task = self._bar.add_task("simulating", total=1.0)
+        self._bar.update(self._task, completed=fraction)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+
+
+def _version_callback(value: bool) -> None:
+    if value:
+        stdout.print(f"ssdlab {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version_callback, is_eager=True, help="Show the version."
+        ),
+    ] = False,
+) -> None:
+    """ssdlab: a fast multi-queue SSD simulator."""
+
+
+@app.command()
+def run(
+    config: Annotated[Path, typer.Argument(help="Configuration file (TOML).")],
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Folder for results.json [default: results/<config name>]."),
+    ] = None,
+    set_: Annotated[
+        list[str] | None,
+        typer.Option("--set", help="Override one value: key.path=value (repeatable)."),
+    ] = None,
+    seed: Annotated[int | None, typer.Option("--seed", help="Seed of the random streams.")] = None,
+) -> None:
+    """Simulate CONFIG, write results.json and print a summary."""
+    overrides = list(set_ or [])
+    if seed is not None:
+        overrides.append(f"seed={seed}")
+    out_dir = out if out is not None else Path("results") / config.stem
+
+    progress = _DelayedProgress(stderr, PROGRESS_DELAY_SECONDS)
+    try:
+        try:
+            results = simulate(config, overrides=overrides, progress=progress)
+        finally:
+            progress.close()
+    except (ConfigError, TraceError, OSError) as e:
+        _fail(str(e))
+    except KeyboardInterrupt:
+        _fail("interrupted", code=130)
+
+    target = out_dir / "results.json"
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        target.write_text(results.to_json() + "\n", encoding="utf-8")
+    except OSError as e:
+        _fail(f"cannot write {target}: {e.strerror or e}")
+
+    _print_summary(results)
+    for warning in results.warnings:
+        stdout.print(f"[yellow]warning:[/] {escape(warning)}")
+    stdout.print(f"wrote {escape(str(target))}")
+
+
+def _fail(message: str, code: int = 2) -> NoReturn:
+    # Plain text: the message may contain brackets that rich would read as markup.
+    print(f"error: {message}", file=sys.stderr)
+    raise typer.Exit(code)
+
+
+def _print_summary(results: Results) -> None:
+    table = Table(
+        box=box.SIMPLE_HEAD,
+        show_edge=False,
+        padding=(0, 1, 0, 0),
+        caption="latencies in microseconds",
+        caption_justify="left",
+    )
+    # In a narrow terminal the flow names wrap; the numbers never get cut.
+    table.add_column("flow", overflow="fold", min_width=8)
+    table.add_column("op", no_wrap=True)
+    for column in ("requests", "IOPS", "MiB/s", "mean", "p50", "p99", "p99.9", "max"):
+        table.add_column(column, justify="right", no_wrap=True)
+
+    def add(name: str, op: str, s: OpStats, style: str | None = None) -> None:
+        if s.count == 0:
+            return
+        lat = s.latency_us
+        table.add_row(
+            Text(name),
+            op,
+            f"{s.count:,}",
+            f"{s.iops:,.0f}",
+            f"{s.bandwidth_mib_s:,.1f}",
+            *(f"{x:.1f}" for x in (lat.mean, lat.p50, lat.p99, lat.p99_9, lat.max)),
+            style=style,
+        )
+
+    for flow in results.flows:
+        add(flow.name, "read", flow.reads)
+        add(flow.name, "write", flow.writes)
+    table.add_section()
+    device = results.device
+    add("device", "read", device.reads, style="bold")
+    add("device", "write", device.writes, style="bold")
+    # Never crop numbers: a table wider than the terminal is printed whole and left to wrap.
+    needed = Measurement.get(stdout, stdout.options, table).minimum
+    stdout.print(table, width=max(stdout.width, needed), crop=False)
+
+    gc = device.gc
+    stdout.print(f"device: {device.iops:,.0f} IOPS, {device.bandwidth_mib_s:,.1f} MiB/s")
+    stdout.print(
+        f"GC: {gc.blocks_erased:,} blocks erased, {gc.pages_moved:,} pages moved, "
+        f"write amplification {gc.write_amplification:.3f}"
+    )
+    stdout.print(
+        f"simulated {results.simulated_seconds:.6f} s in {results.wall_seconds:.3f} s wall, "
+        f"{results.events:,} events"
+    )
+
+
+def main() -> None:
+    """Shared by the ``ssdlab`` console script and ``python -m ssdlab``, so both behave alike."""
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,135 @@
+"""Typed access to the results document (schema ``ssdlab.results/1``).
+
+The models mirror the JSON the Rust core writes. The schema only ever gains fields, so every
+model accepts and keeps fields it does not know: a newer core's results still load here and
+round-trip unchanged through :meth:`Results.to_dict`.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from ssdlab import _core
+
+SCHEMA = "ssdlab.results/1"
+
+
+class _Document(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class Latency(_Document):
+    """Response-time distribution of one operation type, in microseconds."""
+
+    mean: float
+    p50: float
+    p90: float
+    p99: float
+    p99_9: float
+    p99_99: float
+    max: float
+
+
+class OpStats(_Document):
+    """Requests of one operation type (reads or writes) of a flow or of the device."""
+
+    count: int
+    iops: float
+    bandwidth_mib_s: float
+    bytes: int
+    latency_us: Latency
+
+
+class GcStats(_Document):
+    """Garbage collection activity over the run."""
+
+    blocks_erased: int
+    pages_moved: int
+    write_amplification: float
+    victims_selected: int
+
+
+class FlashStats(_Document):
+    """Flash back-end operation counts and channel utilisation."""
+
+    reads: int
+    programs: int
+    erases: int
+    multiplane_commands: int
+    unmapped_reads: int
+    read_modify_writes: int
+    max_erase_count: int
+    channel_utilisation: list[float]
+
+
+class DeviceResults(_Document):
+    """All flows together, as the device saw them."""
+
+    reads: OpStats
+    writes: OpStats
+    iops: float
+    bandwidth_mib_s: float
+    gc: GcStats
+    flash: FlashStats
+    logical_capacity_bytes: int
+    physical_capacity_bytes: int
+
+
+class FlowResults(_Document):
+    """One flow (application or tenant with its own queues)."""
+
+    name: str
+    iops: float
+    bandwidth_mib_s: float
+    reads: OpStats
+    writes: OpStats
+    requests: int
+    interval_seconds: float
+
+
+with warnings.catch_warnings():
+    # `schema` is the document's own field name; it shadows pydantic's deprecated `schema()`.
+    warnings.filterwarnings("ignore", message=".*shadows an attribute in parent.*")
+
+    class Results(_Document):
+        """Everything one run measured, plus the configuration that produced it."""
+
+        schema: str
+        version: str
+        seed: int
+        simulated_seconds: float
+        wall_seconds: float
+        events: int
+        device: DeviceResults
+        flows: list[FlowResults]
+        warnings: list[str]
+        config: dict[str, Any]
+
+        @classmethod
+        def from_json(cls, text: str | bytes) -> Results:
+            """Load a saved results.json, so earlier runs can be compared with new ones."""
+            return cls.model_validate_json(text)
+
+        def to_dict(self) -> dict[str, Any]:
+            """The document as plain JSON data, unknown fields included, for json or pandas."""
+            return self.model_dump()
+
+        def to_json(self) -> str:
+            """The document as pretty JSON text, in the layout the core writes."""
+            return json.dumps(self.to_dict(), indent=2)
+
+        def summary_table(self) -> str:
+            """The core's fixed-width summary, so scripts print the same table as the tools."""
+            return _core.summary_table_from_json(self.to_json())
+
+        def flow(self, name: str) -> FlowResults:
+            """Look a flow up by name, which stays stable when flows are added or reordered."""
+            for f in self.flows:
+                if f.name == name:
+                    return f
+            names = ", ".join(f.name for f in self.flows)
+            raise KeyError(f"no flow named {name!r} (flows: {names})")
