@@ -6,6 +6,8 @@ PY       := $(VENV)/bin/python
 BIN      := $(VENV)/bin
 DEPS     := $(VENV)/.deps-installed
 CONFIG   ?= examples/mqsim-default.toml
+# Python sources to lint (folders that exist in this checkout).
+PY_DIRS  := $(wildcard python tests benches validation)
 export VIRTUAL_ENV := $(abspath $(VENV))
 export PATH := $(abspath $(BIN)):$(PATH)
 
@@ -31,8 +33,8 @@ develop: $(DEPS)
 lint: $(DEPS)
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets --quiet -- -D warnings
-	$(BIN)/ruff check python tests benches validation
-	$(BIN)/ruff format --check python tests benches validation
+	$(BIN)/ruff check $(PY_DIRS)
+	$(BIN)/ruff format --check $(PY_DIRS)
 
 rust-test:
 	cargo test --workspace --quiet
@@ -45,7 +47,7 @@ bench: develop
 
 fmt: $(DEPS)
 	cargo fmt --all
-	$(BIN)/ruff format python tests benches validation
+	$(BIN)/ruff format $(PY_DIRS)
 
 clean:
 	rm -rf $(VENV) target results

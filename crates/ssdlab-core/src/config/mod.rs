@@ -172,6 +172,21 @@ pub struct FtlConfig {
     pub gc_policy: GcPolicy,
     /// d of the randomised greedy policy: how many random blocks it compares.
     pub gc_rga_candidates: u32,
+    /// DRAM for the cached mapping table (8 bytes per entry), MQSim's CMT_Capacity.
+    pub cmt_capacity: Size,
+    /// One LRU for all flows, or an equal share per flow.
+    pub cmt_sharing: Sharing,
+    /// Every lookup hits: the whole table is in DRAM and no translation page lives in flash.
+    pub ideal_mapping: bool,
+}
+
+/// How a DRAM structure is divided among flows.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Sharing {
+    Shared,
+    /// Each flow gets capacity / flows.
+    Partitioned,
 }
 
 impl Default for FtlConfig {
@@ -182,6 +197,9 @@ impl Default for FtlConfig {
             gc_threshold: 0.05,
             gc_policy: GcPolicy::Greedy,
             gc_rga_candidates: 10,
+            cmt_capacity: Size::lit("2MiB"),
+            cmt_sharing: Sharing::Shared,
+            ideal_mapping: false,
         }
     }
 }

@@ -143,6 +143,16 @@ fn validate_ftl(config: &Config) -> Result<(), ConfigError> {
     fraction("ftl.over_provisioning", ftl.over_provisioning, false, true)?;
     fraction("ftl.gc_threshold", ftl.gc_threshold, true, true)?;
     at_least_one("ftl.gc_rga_candidates", ftl.gc_rga_candidates)?;
+    if !ftl.ideal_mapping && ftl.cmt_capacity.value < crate::ftl::cmt::ENTRY_BYTES {
+        return Err(ConfigError::new(
+            "ftl.cmt_capacity",
+            format!(
+                "must hold at least one {}-byte entry (or set ideal_mapping = true), got \"{}\"",
+                crate::ftl::cmt::ENTRY_BYTES,
+                ftl.cmt_capacity.text
+            ),
+        ));
+    }
     // GC must always find invalid pages to reclaim: the most logical pages a plane can hold must
     // fit outside the GC reserve and the two open blocks (user and GC write frontiers).
     let geometry = crate::flash::Geometry::new(config);
@@ -151,7 +161,20 @@ fn validate_ftl(config: &Config) -> Result<(), ConfigError> {
     }
     let reserve = geometry.gc_threshold_blocks(ftl.gc_threshold) as u64 + 2;
     let usable = (geometry.blocks_per_plane as u64).saturating_sub(reserve) * geometry.pages_per_block as u64;
-    if geometry.max_logical_pages_per_plane() > usable {
+    if geometry.max_mapped_pages_per_plane() > usable {
+        // Blame the GC threshold if the smallest threshold (2 blocks) would have fitted.
+        let usable_at_min = (geometry.blocks_per_plane as u64).saturating_sub(4) * geometry.pages_per_block as u64;
+        if geometry.max_mapped_pages_per_plane() <= usable_at_min {
+            return Err(ConfigError::new(
+                "ftl.gc_threshold",
+                format!(
+                    "{} holds back {} of {} blocks per plane for GC, leaving too few for the data; lower it",
+                    ftl.gc_threshold,
+                    reserve - 2,
+                    geometry.blocks_per_plane
+                ),
+            ));
+        }
         let needed = 1.0 - (usable * geometry.planes as u64) as f64 / geometry.physical_pages as f64;
         return Err(ConfigError::new(
             "ftl.over_provisioning",

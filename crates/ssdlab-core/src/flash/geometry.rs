@@ -37,6 +37,11 @@ pub struct Geometry {
     pub physical_pages: u64,
     /// Pages the host can address: physical pages less over-provisioning.
     pub logical_pages: u64,
+    /// Mapping entries per translation page.
+    pub entries_per_translation_page: u64,
+    /// Translation pages holding the full map in flash (0 with an ideal mapping table). They are
+    /// addressed as logical pages `logical_pages..logical_pages + translation_pages`.
+    pub translation_pages: u64,
     /// Static allocation order, fastest-varying level first.
     pub allocation: [Level; 4],
     /// Plane of each residue `lpa mod planes`: static allocation repeats with that period, so one
@@ -54,6 +59,9 @@ impl Geometry {
         let blocks = planes * f.blocks_per_plane;
         let physical_pages = blocks as u64 * f.pages_per_block as u64;
         let logical_pages = ((physical_pages as f64) * (1.0 - config.ftl.over_provisioning)).floor() as u64;
+        let entries_per_translation_page = f.page_size.value / crate::ftl::cmt::TRANSLATION_ENTRY_BYTES;
+        let translation_pages =
+            if config.ftl.ideal_mapping { 0 } else { logical_pages.div_ceil(entries_per_translation_page) };
         Self {
             channels: f.channels,
             chips_per_channel: f.chips_per_channel,
@@ -69,6 +77,8 @@ impl Geometry {
             blocks,
             physical_pages,
             logical_pages,
+            entries_per_translation_page,
+            translation_pages,
             allocation: parse_allocation(&config.ftl.allocation).expect("validated allocation order"),
             plane_by_residue: Vec::new(),
         }
@@ -157,6 +167,17 @@ impl Geometry {
     /// `lpa mod planes`, so planes differ by at most one page).
     pub fn max_logical_pages_per_plane(&self) -> u64 {
         self.logical_pages.div_ceil(self.planes as u64)
+    }
+
+    /// Most pages (host data and translation pages) any one plane may have to hold.
+    pub fn max_mapped_pages_per_plane(&self) -> u64 {
+        (self.logical_pages + self.translation_pages).div_ceil(self.planes as u64)
+    }
+
+    /// The logical page number under which translation page `tpage` is mapped.
+    #[inline]
+    pub fn translation_lpa(&self, tpage: u32) -> u32 {
+        (self.logical_pages + tpage as u64) as u32
     }
     /// Blocks held back for GC: it runs when fewer are free (at least two, so a GC can always
     /// finish moving a victim's pages).

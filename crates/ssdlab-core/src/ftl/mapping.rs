@@ -16,8 +16,22 @@ pub struct PageMap {
 }
 
 impl PageMap {
-    pub fn new(logical_pages: u64, physical_pages: u64) -> Self {
-        Self { l2p: vec![UNMAPPED; logical_pages as usize], p2l: vec![UNMAPPED; physical_pages as usize] }
+    /// Allocates both tables, or says how much memory they needed if the machine refused.
+    pub fn new(logical_pages: u64, physical_pages: u64) -> Result<Self, String> {
+        let table = |n: u64| -> Result<Vec<u32>, String> {
+            let mut v = Vec::new();
+            v.try_reserve_exact(n as usize).map_err(|_| {
+                format!(
+                    "the mapping tables need {:.1} GiB ({} logical + {} physical pages x 4 B) and that memory could not be allocated",
+                    ((logical_pages + physical_pages) * 4) as f64 / (1u64 << 30) as f64,
+                    logical_pages,
+                    physical_pages
+                )
+            })?;
+            v.resize(n as usize, UNMAPPED);
+            Ok(v)
+        };
+        Ok(Self { l2p: table(logical_pages)?, p2l: table(physical_pages)? })
     }
 
     /// The current physical page of `lpa`, or `UNMAPPED` if it was never written.

@@ -3,6 +3,7 @@
 //! physical state.
 
 pub mod blocks;
+pub mod cmt;
 pub mod gc;
 pub mod mapping;
 pub mod transaction;
@@ -32,6 +33,10 @@ pub struct PlaneGc {
 #[derive(Clone, Debug, Default)]
 pub struct FtlStats {
     pub user_programs: u64,
+    /// Programs of translation pages (CMT write-backs and their GC updates).
+    pub mapping_programs: u64,
+    /// Reads of translation pages after CMT misses.
+    pub mapping_reads: u64,
     pub gc_programs: u64,
     pub blocks_erased: u64,
     pub gc_victims: u64,
@@ -50,8 +55,9 @@ pub struct Ftl {
 }
 
 impl Ftl {
-    pub fn new(config: &Config, geometry: Geometry) -> Self {
-        let map = PageMap::new(geometry.logical_pages, geometry.physical_pages);
+    /// Builds the FTL state and places the initial data. Fails only if the tables cannot be allocated.
+    pub fn new(config: &Config, geometry: Geometry) -> Result<Self, String> {
+        let map = PageMap::new(geometry.logical_pages + geometry.translation_pages, geometry.physical_pages)?;
         let blocks = BlockManager::new(&geometry);
         let gc = vec![PlaneGc::default(); geometry.planes as usize];
         let gc_threshold_blocks = geometry.gc_threshold_blocks(config.ftl.gc_threshold);
@@ -62,34 +68,39 @@ impl Ftl {
         );
         let mut ftl = Self { geometry, map, blocks, gc, stats: FtlStats::default(), gc_threshold_blocks, victims };
         ftl.fill(config.precondition.occupancy, config.precondition.layout);
-        ftl
+        Ok(ftl)
     }
 
     /// Maps logical pages `0..occupancy * logical_pages` directly, without simulating the writes.
+    /// The translation pages that describe those logical pages are placed too (unless the mapping
+    /// table is ideal), since a cached mapping table reads them on a miss.
     fn fill(&mut self, occupancy: f64, layout: FillLayout) {
         let filled = ((self.geometry.logical_pages as f64) * occupancy).floor() as u64;
         if filled == 0 {
             return;
         }
+        let g = &self.geometry;
+        let tpages = if g.translation_pages == 0 { 0 } else { filled.div_ceil(g.entries_per_translation_page) };
+        let lpas = (0..filled).chain(g.logical_pages..g.logical_pages + tpages);
         match layout {
             FillLayout::Packed => {
-                for lpa in 0..filled {
+                for lpa in lpas {
                     let plane = self.geometry.plane_of_lpa(lpa);
                     let (ppa, _) = self.blocks.allocate(plane, Stream::User, 0);
                     self.map.remap(lpa as u32, ppa);
                 }
             }
-            FillLayout::Spread => self.fill_spread(filled),
+            FillLayout::Spread => self.fill_spread(lpas),
         }
     }
 
     /// Aged layout: each plane's data is dealt round robin over all but the GC threshold's worth of
     /// blocks, so every used block holds a similar share of valid pages and the rest is invalid.
-    fn fill_spread(&mut self, filled: u64) {
+    fn fill_spread(&mut self, lpas: impl Iterator<Item = u64>) {
         let g = &self.geometry;
         let used_blocks = (g.blocks_per_plane - self.gc_threshold_blocks) as u64;
         let mut placed = vec![0u64; g.planes as usize];
-        for lpa in 0..filled {
+        for lpa in lpas {
             let plane = g.plane_of_lpa(lpa);
             let k = placed[plane as usize];
             placed[plane as usize] += 1;
@@ -119,8 +130,9 @@ impl Ftl {
             self.blocks.invalidate(old);
         }
         match stream {
-            Stream::User => self.stats.user_programs += 1,
             Stream::Gc => self.stats.gc_programs += 1,
+            Stream::User if (lpa as u64) < self.geometry.logical_pages => self.stats.user_programs += 1,
+            Stream::User => self.stats.mapping_programs += 1,
         }
         ppa
     }

@@ -18,6 +18,10 @@ pub enum TxnKind {
     GcRead,
     GcWrite,
     Erase,
+    /// A read of a translation page after a cached-mapping-table miss.
+    MappingRead,
+    /// A write-back of a translation page (dirty CMT eviction, or map updates from GC).
+    MappingWrite,
 }
 
 impl TxnKind {
@@ -30,28 +34,53 @@ impl TxnKind {
             TxnKind::GcWrite => Class::GcWrite,
             TxnKind::Erase => Class::Erase,
             TxnKind::UserWrite => Class::UserWrite,
+            TxnKind::MappingRead => Class::MappingRead,
+            TxnKind::MappingWrite => Class::MappingWrite,
         }
     }
 
     #[inline]
     pub fn is_read(self) -> bool {
-        matches!(self, TxnKind::UserRead | TxnKind::RmwRead | TxnKind::GcRead)
+        matches!(self, TxnKind::UserRead | TxnKind::RmwRead | TxnKind::GcRead | TxnKind::MappingRead)
     }
 }
 
-/// TSU queues of one die, in the order they are served: reads ahead of writes, and GC (not
-/// preemptible, as in MQSim's default) ahead of user writes so that free space is reclaimed
-/// before more is consumed.
+/// TSU queues of one die, in the order they are served: reads ahead of writes (a mapping read
+/// right behind user reads, since a user request waits for it), and GC (not preemptible, as in
+/// MQSim's default) ahead of user writes so that free space is reclaimed before more is consumed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Class {
     UserRead = 0,
-    GcRead = 1,
-    GcWrite = 2,
-    Erase = 3,
-    UserWrite = 4,
+    MappingRead = 1,
+    GcRead = 2,
+    GcWrite = 3,
+    MappingWrite = 4,
+    Erase = 5,
+    UserWrite = 6,
 }
 
-pub const CLASSES: usize = 5;
+pub const CLASSES: usize = 7;
+
+impl Class {
+    /// All classes in service order.
+    pub const ORDER: [Class; CLASSES] = [
+        Class::UserRead,
+        Class::MappingRead,
+        Class::GcRead,
+        Class::GcWrite,
+        Class::MappingWrite,
+        Class::Erase,
+        Class::UserWrite,
+    ];
+
+    pub fn is_read(self) -> bool {
+        matches!(self, Class::UserRead | Class::MappingRead | Class::GcRead)
+    }
+
+    pub fn is_write(self) -> bool {
+        matches!(self, Class::UserWrite | Class::GcWrite | Class::MappingWrite)
+    }
+}
 
 #[derive(Clone, Copy, Debug)]
 pub struct Transaction {
@@ -69,4 +98,6 @@ pub struct Transaction {
     pub queued_at: SimTime,
     /// Time spent so far, by step, for the latency breakdown.
     pub spent: Breakdown,
+    /// Next transaction waiting for the same translation page (a list threaded through the slab).
+    pub next_waiting: u32,
 }

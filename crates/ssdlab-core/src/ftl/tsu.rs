@@ -57,7 +57,7 @@ impl Tsu {
     pub fn next_batch(&mut self, die: u32, slab: &Slab<Transaction>) -> Option<Batch> {
         let queues = &mut self.queues[die as usize];
         let class_index = queues.iter().position(|q| !q.is_empty())?;
-        let class = [Class::UserRead, Class::GcRead, Class::GcWrite, Class::Erase, Class::UserWrite][class_index];
+        let class = Class::ORDER[class_index];
         let queue = &mut queues[class_index];
         let head = queue.pop_front().expect("non-empty queue");
         let mut batch = Batch { class, txns: [0; MAX_PLANES_PER_DIE as usize], count: 1 };

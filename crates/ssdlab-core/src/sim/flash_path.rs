@@ -7,10 +7,12 @@ use crate::ftl::blocks::Stream;
 use crate::ftl::mapping::UNMAPPED;
 use crate::ftl::transaction::{Class, Transaction, TxnKind, NO_REQUEST};
 use crate::stats::breakdown::{Breakdown, Step};
+
+use super::mapping_path::NO_TXN;
 use crate::time::SimTime;
 
 impl Simulation {
-    /// The command is in the device: split it into page transactions and queue them at their dies.
+    /// The command is in the device: split it into page transactions, each translated on its own.
     pub(super) fn on_command_arrived(&mut self, request: u32) {
         let (is_read, start, sectors) = self.request_sectors(request);
         let spp = self.ftl.geometry.sectors_per_page;
@@ -18,39 +20,28 @@ impl Simulation {
         let first_lpa = start / spp;
         let last_lpa = (end - 1) / spp;
         self.set_pending(request, (last_lpa - first_lpa + 1) as u32);
+        let kind = if is_read { TxnKind::UserRead } else { TxnKind::UserWrite };
         for lpa in first_lpa..=last_lpa {
             let page_start = lpa * spp;
+            // Sectors of this page the request covers.
             let covered = (end.min(page_start + spp) - start.max(page_start)) as u32;
-            let lpa = lpa as u32;
-            if is_read {
-                let ppa = self.ftl.read_target(lpa);
-                self.queue_txn(TxnKind::UserRead, request, lpa, ppa, covered);
-            } else {
-                let old = self.ftl.map.lookup(lpa);
-                if (covered as u64) < spp && old != UNMAPPED {
-                    // A partial-page update: read the sectors it does not overwrite first.
-                    self.ftl.stats.rmw_reads += 1;
-                    self.queue_txn(TxnKind::RmwRead, request, lpa, old, spp as u32 - covered);
-                } else {
-                    let plane = self.ftl.geometry.plane_of_lpa(lpa as u64);
-                    let id = self.txns.insert(Transaction {
-                        kind: TxnKind::UserWrite,
-                        request,
-                        lpa,
-                        ppa: UNMAPPED,
-                        plane,
-                        sectors: spp as u32,
-                        queued_at: self.queue.now(),
-                        spent: Breakdown::default(),
-                    });
-                    self.enqueue_user_write(id);
-                }
-            }
+            let id = self.txns.insert(Transaction {
+                kind,
+                request,
+                lpa: lpa as u32,
+                ppa: UNMAPPED,
+                plane: 0,
+                sectors: covered,
+                queued_at: self.queue.now(),
+                spent: Breakdown::default(),
+                next_waiting: NO_TXN,
+            });
+            self.start_user_page(id);
         }
     }
 
     /// Creates a transaction on a known physical page and queues it at its die.
-    fn queue_txn(&mut self, kind: TxnKind, request: u32, lpa: u32, ppa: u32, sectors: u32) -> u32 {
+    pub(super) fn queue_txn(&mut self, kind: TxnKind, request: u32, lpa: u32, ppa: u32, sectors: u32) -> u32 {
         let g = &self.ftl.geometry;
         let plane = g.plane_of_block(g.block_of_ppa(ppa));
         let queued_at = self.queue.now();
@@ -63,34 +54,38 @@ impl Simulation {
             sectors,
             queued_at,
             spent: Breakdown::default(),
+            next_waiting: NO_TXN,
         });
         self.push_to_die(id, kind.class(), plane);
         id
     }
 
     #[inline]
-    fn push_to_die(&mut self, id: u32, class: Class, plane: u32) {
+    pub(super) fn push_to_die(&mut self, id: u32, class: Class, plane: u32) {
         let die = self.ftl.geometry.die_of_plane(plane);
         self.tsu.push(die, class, id);
         self.touched_dies.push(die);
     }
 
-    /// A user write takes its page when it reaches the die queue, so pages of a block are
-    /// programmed in order. If the plane has no room it waits until GC frees a block.
-    fn enqueue_user_write(&mut self, id: u32) {
+    /// A host or translation-page write takes its page when it reaches the die queue, so pages of
+    /// a block are programmed in order. If the plane has no room it waits until GC frees a block.
+    pub(super) fn enqueue_write(&mut self, id: u32) {
         let plane = self.txns.get(id).plane;
         if self.stalled_writes[plane as usize].is_empty() && self.ftl.can_write(plane) {
-            self.place_user_write(id);
+            self.place_write(id);
         } else {
             self.stalled_writes[plane as usize].push_back(id);
         }
     }
 
-    fn place_user_write(&mut self, id: u32) {
+    fn place_write(&mut self, id: u32) {
         let t = *self.txns.get(id);
-        let ppa = self.ftl.write(t.lpa, t.plane, Stream::User, self.queue.now());
+        let ppa = self.ftl.write(t.lpa, t.plane, Self::write_stream(t.kind), self.queue.now());
         self.txns.get_mut(id).ppa = ppa;
-        self.push_to_die(id, Class::UserWrite, t.plane);
+        self.push_to_die(id, t.kind.class(), t.plane);
+        if t.kind == TxnKind::UserWrite {
+            self.note_host_map_update(t.request, t.lpa);
+        }
         if self.ftl.needs_gc(t.plane) {
             self.start_gc(t.plane);
         }
@@ -138,9 +133,9 @@ impl Simulation {
             self.counters.multiplane += 1;
         }
         let per_txn = match batch.class {
-            Class::UserRead | Class::GcRead => self.dispatch_ps[0],
-            Class::UserWrite | Class::GcWrite => self.dispatch_ps[1],
-            Class::Erase => self.dispatch_ps[2],
+            c if c.is_read() => self.dispatch_ps[0],
+            c if c.is_write() => self.dispatch_ps[1],
+            _ => self.dispatch_ps[2],
         };
         if per_txn == 0 {
             self.begin_flash_operation(die);
@@ -180,7 +175,7 @@ impl Simulation {
         let g = &self.ftl.geometry;
         let page_of = |id: u32| g.page_in_block(self.txns.get(id).ppa);
         match batch.class {
-            Class::UserRead | Class::GcRead => {
+            c if c.is_read() => {
                 let cell = batch.ids().iter().map(|&id| self.timing.read_ps(page_of(id))).max().unwrap_or(0);
                 self.counters.reads += n;
                 let command = self.timing.read_command_ps * n;
@@ -189,7 +184,7 @@ impl Simulation {
                 self.charge_batch(die, Step::CellOperation, cell);
                 self.queue.schedule(sent + cell, Event::CellReadDone { die });
             }
-            Class::UserWrite | Class::GcWrite => {
+            c if c.is_write() => {
                 let cell = batch.ids().iter().map(|&id| self.timing.program_ps(page_of(id))).max().unwrap_or(0);
                 self.counters.programs += n;
                 let (command, data) = (self.timing.program_command_ps * n, self.timing.page_transfer_ps * n);
@@ -199,7 +194,7 @@ impl Simulation {
                 self.charge_batch(die, Step::CellOperation, cell);
                 self.queue.schedule(start + command + data + cell, Event::DieDone { die });
             }
-            Class::Erase => {
+            _ => {
                 self.counters.erases += n;
                 let command = self.timing.erase_command_ps * n;
                 let sent = self.use_channel(die, command) + command;
@@ -245,7 +240,7 @@ impl Simulation {
                 tx.kind = TxnKind::UserWrite;
                 tx.plane = self.ftl.geometry.plane_of_lpa(t.lpa as u64);
                 tx.queued_at = self.queue.now();
-                self.enqueue_user_write(id);
+                self.enqueue_write(id);
             }
             TxnKind::GcRead => {
                 if self.ftl.map.lookup(t.lpa) == t.ppa {
@@ -255,6 +250,7 @@ impl Simulation {
                     tx.ppa = ppa;
                     tx.queued_at = self.queue.now();
                     self.push_to_die(id, Class::GcWrite, t.plane);
+                    self.note_gc_map_update(t.lpa);
                 } else {
                     // The host rewrote this page while it was being moved: nothing left to move.
                     self.txns.remove(id);
@@ -264,6 +260,13 @@ impl Simulation {
             TxnKind::GcWrite => {
                 self.txns.remove(id);
                 self.gc_move_done(t.plane);
+            }
+            TxnKind::MappingRead => {
+                self.txns.remove(id);
+                self.on_mapping_read_done(t.lpa);
+            }
+            TxnKind::MappingWrite => {
+                self.txns.remove(id);
             }
             TxnKind::Erase => {
                 self.txns.remove(id);
@@ -288,7 +291,7 @@ impl Simulation {
     fn retry_stalled_writes(&mut self, plane: u32) {
         while !self.stalled_writes[plane as usize].is_empty() && self.ftl.can_write(plane) {
             let id = self.stalled_writes[plane as usize].pop_front().expect("non-empty");
-            self.place_user_write(id);
+            self.place_write(id);
         }
     }
 }

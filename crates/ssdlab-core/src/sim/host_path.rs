@@ -191,6 +191,11 @@ impl Simulation {
         (r.is_read, r.start_sector, r.sectors)
     }
 
+    #[inline]
+    pub(super) fn requests_flow(&self, request: u32) -> usize {
+        self.requests.get(request).flow as usize
+    }
+
     pub(super) fn set_pending(&mut self, request: u32, pending: u32) {
         self.requests.get_mut(request).pending = pending;
     }

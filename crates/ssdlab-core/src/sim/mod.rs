@@ -9,6 +9,7 @@
 
 mod flash_path;
 mod host_path;
+mod mapping_path;
 mod report;
 
 use std::collections::VecDeque;
@@ -147,8 +148,11 @@ pub struct Simulation {
     /// Dies that may have work to start once the current event is handled.
     touched_dies: Vec<u32>,
     counters: FlashCounters,
+    mapping: mapping_path::MappingState,
     finished: bool,
+    /// Wall time spent simulating, and building the device before that.
     wall: WallDuration,
+    setup_wall: WallDuration,
     warnings: Vec<String>,
     completion_log: Option<Vec<(u16, u64)>>,
 }
@@ -160,7 +164,9 @@ impl Simulation {
         let geometry = Geometry::new(&config);
         let timing = FlashTiming::new(&config);
         let flows = build_flows(&config, &geometry, base_dir)?;
-        let ftl = Ftl::new(&config, geometry);
+        let setup_started = Instant::now();
+        check_memory(&geometry)?;
+        let ftl = Ftl::new(&config, geometry).map_err(|reason| ConfigError::new("flash", reason))?;
         let g = &ftl.geometry;
         let idle = DieState {
             busy: false,
@@ -186,8 +192,10 @@ impl Simulation {
             queue_fetch_size: config.host.queue_fetch_size,
             touched_dies: Vec::with_capacity(64),
             counters: FlashCounters::default(),
+            mapping: mapping_path::MappingState::new(&config, g),
             finished: false,
             wall: WallDuration::ZERO,
+            setup_wall: WallDuration::ZERO,
             warnings: Vec::new(),
             completion_log: None,
             ftl,
@@ -195,6 +203,7 @@ impl Simulation {
             config_echo,
         };
         sim.start_flows()?;
+        sim.setup_wall = setup_started.elapsed();
         Ok(sim)
     }
 
@@ -288,6 +297,11 @@ impl Simulation {
             .fold(1.0, f64::min)
     }
 
+    /// Transactions in flight (host pages, GC moves, translation pages, erases).
+    pub fn live_transactions(&self) -> u32 {
+        self.txns.live()
+    }
+
     pub fn events(&self) -> u64 {
         self.queue.processed()
     }
@@ -318,6 +332,29 @@ impl Simulation {
             }
         }
         Ok(())
+    }
+}
+
+/// Refuses a device whose mapping tables (8 bytes per page) would not fit in the memory the
+/// machine has available, instead of letting the allocation abort the process.
+fn check_memory(geometry: &Geometry) -> Result<(), ConfigError> {
+    let needed = (geometry.logical_pages + geometry.translation_pages + geometry.physical_pages) * 4;
+    let available = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
+        m.lines()
+            .find_map(|l| l.strip_prefix("MemAvailable:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .map(|kib| kib * 1024)
+    });
+    match available {
+        Some(available) if needed > available => Err(ConfigError::new(
+            "flash",
+            format!(
+                "the device's mapping tables need {:.1} GiB but this machine has {:.1} GiB available; simulate fewer or larger pages",
+                needed as f64 / (1u64 << 30) as f64,
+                available as f64 / (1u64 << 30) as f64
+            ),
+        )),
+        _ => Ok(()),
     }
 }
 

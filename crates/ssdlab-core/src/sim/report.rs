@@ -1,7 +1,7 @@
 //! Turns the simulation's counters into the results document and a summary table.
 
 use super::Simulation;
-use crate::stats::results::{DeviceResults, FlashSummary, FlowResults, SCHEMA};
+use crate::stats::results::{CmtSummary, DeviceResults, FlashSummary, FlowResults, SCHEMA};
 use crate::stats::{FlowStats, GcSummary, Results};
 use crate::time::ps_to_seconds;
 
@@ -11,8 +11,11 @@ impl Simulation {
         let flows = self
             .flows
             .iter()
-            .map(|f| {
+            .enumerate()
+            .map(|(i, f)| {
                 device.merge(&f.stats);
+                let counts = self.mapping.counts[i];
+                let cmt_hit_rate = if counts.lookups == 0 { 0.0 } else { counts.hits as f64 / counts.lookups as f64 };
                 let (reads, writes, iops, bandwidth_mib_s) = f.stats.summaries();
                 FlowResults {
                     name: f.name.clone(),
@@ -21,6 +24,12 @@ impl Simulation {
                     reads,
                     writes,
                     latency_breakdown_us: f.stats.breakdown_means_us(),
+                    cmt_hit_rate,
+                    cmt: CmtSummary {
+                        lookups: counts.lookups,
+                        hits: counts.hits,
+                        misses: counts.lookups - counts.hits,
+                    },
                     requests: f.issued,
                     interval_seconds: ps_to_seconds(f.stats.interval_ps()),
                 }
@@ -28,8 +37,11 @@ impl Simulation {
             .collect();
         let (reads, writes, iops, bandwidth_mib_s) = device.summaries();
         let s = &self.ftl.stats;
-        let write_amplification =
-            if s.user_programs == 0 { 0.0 } else { (s.user_programs + s.gc_programs) as f64 / s.user_programs as f64 };
+        let write_amplification = if s.user_programs == 0 {
+            0.0
+        } else {
+            (s.user_programs + s.gc_programs + s.mapping_programs) as f64 / s.user_programs as f64
+        };
         let now = self.now().max(1) as f64;
         let g = &self.ftl.geometry;
         Results {
@@ -37,7 +49,8 @@ impl Simulation {
             version: env!("CARGO_PKG_VERSION").to_string(),
             seed: self.config.seed,
             simulated_seconds: ps_to_seconds(self.now()),
-            wall_seconds: self.wall.as_secs_f64(),
+            wall_seconds: (self.setup_wall + self.wall).as_secs_f64(),
+            setup_wall_seconds: self.setup_wall.as_secs_f64(),
             events: self.events(),
             device: DeviceResults {
                 reads,
@@ -57,6 +70,8 @@ impl Simulation {
                     multiplane_commands: self.counters.multiplane,
                     unmapped_reads: s.unmapped_reads,
                     read_modify_writes: s.rmw_reads,
+                    translation_page_reads: s.mapping_reads,
+                    translation_page_writes: s.mapping_programs,
                     max_erase_count: self.ftl.blocks.max_erase_count(),
                     channel_utilisation: self.channel_busy_ps.iter().map(|&b| b as f64 / now).collect(),
                 },

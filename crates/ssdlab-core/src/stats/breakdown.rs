@@ -21,6 +21,8 @@ pub enum Step {
     CommandTransfer,
     /// Controller firmware: dispatching the transaction to the flash interface.
     Firmware,
+    /// Waiting for a translation page read after a cached-mapping-table miss.
+    CmtMissWait,
     /// Waiting in the die's transaction queue (behind other work, GC, or for free space).
     ChipQueueWait,
     /// Command and address cycles on the channel, with any wait for the channel.
@@ -35,13 +37,14 @@ pub enum Step {
     Completion,
 }
 
-pub const STEPS: usize = 9;
+pub const STEPS: usize = 10;
 
 impl Step {
     pub const ALL: [Step; STEPS] = [
         Step::SqWait,
         Step::CommandTransfer,
         Step::Firmware,
+        Step::CmtMissWait,
         Step::ChipQueueWait,
         Step::CommandAddress,
         Step::CellOperation,
@@ -55,6 +58,7 @@ impl Step {
             Step::SqWait => "sq_wait",
             Step::CommandTransfer => "command_transfer",
             Step::Firmware => "firmware",
+            Step::CmtMissWait => "cmt_miss_wait",
             Step::ChipQueueWait => "chip_queue_wait",
             Step::CommandAddress => "command_address",
             Step::CellOperation => "cell_operation",

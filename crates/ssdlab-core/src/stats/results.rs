@@ -30,10 +30,19 @@ pub struct OpSummary {
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct CmtSummary {
+    pub lookups: u64,
+    pub hits: u64,
+    /// Always lookups - hits.
+    pub misses: u64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct GcSummary {
     pub blocks_erased: u64,
     pub pages_moved: u64,
-    /// Flash page programs (user + GC) per user page program; 0 when nothing was written.
+    /// Flash page programs (user + GC + translation pages) per user page program; 0 when nothing
+    /// was written.
     pub write_amplification: f64,
     pub victims_selected: u64,
 }
@@ -49,6 +58,9 @@ pub struct FlashSummary {
     pub unmapped_reads: u64,
     /// Partial-page writes that first read the rest of the page.
     pub read_modify_writes: u64,
+    /// Translation-page reads after CMT misses, and translation-page programs (write-backs).
+    pub translation_page_reads: u64,
+    pub translation_page_writes: u64,
     pub max_erase_count: u32,
     /// Fraction of the simulated interval each channel spent transferring.
     pub channel_utilisation: Vec<f64>,
@@ -75,6 +87,9 @@ pub struct FlowResults {
     pub writes: OpSummary,
     /// Mean microseconds per step over all the flow's requests.
     pub latency_breakdown_us: StepMeans,
+    /// Fraction of this flow's mapping lookups that hit the cached mapping table (1 when ideal).
+    pub cmt_hit_rate: f64,
+    pub cmt: CmtSummary,
     /// Requests the flow issued (all of them complete before the run ends).
     pub requests: u64,
     /// Simulated seconds from the flow's first arrival to its last completion.
@@ -87,7 +102,9 @@ pub struct Results {
     pub version: String,
     pub seed: u64,
     pub simulated_seconds: f64,
+    /// Wall time of the whole run: building the device (`setup_wall_seconds`) and simulating.
     pub wall_seconds: f64,
+    pub setup_wall_seconds: f64,
     pub events: u64,
     pub device: DeviceResults,
     pub flows: Vec<FlowResults>,

@@ -1,0 +1,218 @@
+//! Address translation through the cached mapping table (CMT): lookups, misses that wait for a
+//! translation-page read, dirty evictions that write translation pages back, and the map updates
+//! GC makes while moving pages.
+
+use rustc_hash::FxHashMap;
+
+use super::Simulation;
+use crate::config::{Config, Sharing};
+use crate::flash::Geometry;
+use crate::ftl::blocks::Stream;
+use crate::ftl::cmt::{CmtPartition, Evicted, ENTRY_BYTES};
+use crate::ftl::mapping::UNMAPPED;
+use crate::ftl::transaction::{Class, Transaction, TxnKind, NO_REQUEST};
+use crate::stats::breakdown::{Breakdown, Step};
+
+pub(super) const NO_TXN: u32 = u32::MAX;
+
+/// Per-flow counts of CMT lookups. `misses = lookups - hits` by construction.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct CmtCounts {
+    pub lookups: u64,
+    pub hits: u64,
+}
+
+pub(super) struct MappingState {
+    ideal: bool,
+    partitions: Vec<CmtPartition>,
+    partition_of_flow: Vec<usize>,
+    /// Write-back epoch of each translation page (see `ftl::cmt`).
+    epochs: Vec<u32>,
+    /// Translation page -> first user page waiting for its read (list through `next_waiting`).
+    waiting: FxHashMap<u32, u32>,
+    per_tpage: u32,
+    pub counts: Vec<CmtCounts>,
+}
+
+impl MappingState {
+    pub fn new(config: &Config, geometry: &Geometry) -> Self {
+        let flows = config.flows.len();
+        let entries = (config.ftl.cmt_capacity.value / ENTRY_BYTES) as u32;
+        let (partitions, partition_of_flow) = match config.ftl.cmt_sharing {
+            Sharing::Shared => (vec![CmtPartition::new(entries)], vec![0; flows]),
+            Sharing::Partitioned => {
+                ((0..flows).map(|_| CmtPartition::new(entries / flows as u32)).collect(), (0..flows).collect())
+            }
+        };
+        Self {
+            ideal: config.ftl.ideal_mapping,
+            partitions,
+            partition_of_flow,
+            epochs: vec![0; geometry.translation_pages as usize],
+            waiting: FxHashMap::default(),
+            per_tpage: geometry.entries_per_translation_page as u32,
+            counts: vec![CmtCounts::default(); flows],
+        }
+    }
+}
+
+impl Simulation {
+    /// A new page of a host request: translate its address, through the CMT unless it is ideal.
+    pub(super) fn start_user_page(&mut self, id: u32) {
+        let t = *self.txns.get(id);
+        let flow = self.requests_flow(t.request);
+        let m = &mut self.mapping;
+        m.counts[flow].lookups += 1;
+        if m.ideal || m.partitions[m.partition_of_flow[flow]].touch(t.lpa) {
+            m.counts[flow].hits += 1;
+            self.resolve_user_page(id);
+            return;
+        }
+        let tpage = t.lpa / m.per_tpage;
+        let tlpa = self.ftl.geometry.translation_lpa(tpage);
+        if self.ftl.map.lookup(tlpa) == UNMAPPED {
+            // The translation page was never written: the whole range is unmapped, and the
+            // controller knows it from the directory without reading flash.
+            self.cache_entry(flow, t.lpa);
+            self.resolve_user_page(id);
+            return;
+        }
+        let first_waiter = self.mapping.waiting.insert(tpage, id);
+        self.txns.get_mut(id).next_waiting = first_waiter.unwrap_or(NO_TXN);
+        if first_waiter.is_none() {
+            let ppa = self.ftl.map.lookup(tlpa);
+            // Only the entry is needed: one sector crosses the channel.
+            self.queue_txn(TxnKind::MappingRead, NO_REQUEST, tlpa, ppa, 1);
+        }
+    }
+
+    /// The translation page is in the controller: cache the entries and release the waiters.
+    pub(super) fn on_mapping_read_done(&mut self, tlpa: u32) {
+        let tpage = (tlpa as u64 - self.ftl.geometry.logical_pages) as u32;
+        self.ftl.stats.mapping_reads += 1;
+        let now = self.now();
+        let mut next = self.mapping.waiting.remove(&tpage).unwrap_or(NO_TXN);
+        while next != NO_TXN {
+            let id = next;
+            let t = self.txns.get_mut(id);
+            next = t.next_waiting;
+            t.next_waiting = NO_TXN;
+            t.spent.add(Step::CmtMissWait, now - t.queued_at);
+            t.queued_at = now;
+            let (request, lpa) = (t.request, t.lpa);
+            let flow = self.requests_flow(request);
+            self.cache_entry(flow, lpa);
+            self.resolve_user_page(id);
+        }
+    }
+
+    /// The mapping of a user page is known: queue its flash work.
+    fn resolve_user_page(&mut self, id: u32) {
+        let t = *self.txns.get(id);
+        let spp = self.ftl.geometry.sectors_per_page as u32;
+        match t.kind {
+            TxnKind::UserRead => {
+                let ppa = self.ftl.read_target(t.lpa);
+                let g = &self.ftl.geometry;
+                let plane = g.plane_of_block(g.block_of_ppa(ppa));
+                let tx = self.txns.get_mut(id);
+                tx.ppa = ppa;
+                tx.plane = plane;
+                self.push_to_die(id, Class::UserRead, plane);
+            }
+            TxnKind::UserWrite => {
+                let g = &self.ftl.geometry;
+                let old = self.ftl.map.lookup(t.lpa);
+                if t.sectors < spp && old != UNMAPPED {
+                    // A partial-page update: read the sectors it does not overwrite first.
+                    self.ftl.stats.rmw_reads += 1;
+                    let plane = g.plane_of_block(g.block_of_ppa(old));
+                    let tx = self.txns.get_mut(id);
+                    *tx = Transaction { kind: TxnKind::RmwRead, ppa: old, plane, sectors: spp - t.sectors, ..t };
+                    self.push_to_die(id, Class::UserRead, plane);
+                } else {
+                    let plane = g.plane_of_lpa(t.lpa as u64);
+                    let tx = self.txns.get_mut(id);
+                    tx.plane = plane;
+                    tx.sectors = spp;
+                    self.enqueue_write(id);
+                }
+            }
+            other => unreachable!("only host pages are translated, not {other:?}"),
+        }
+    }
+
+    /// Caches `lpa` for `flow`; a dirty entry pushed out is written back.
+    fn cache_entry(&mut self, flow: usize, lpa: u32) {
+        let m = &mut self.mapping;
+        let p = m.partition_of_flow[flow];
+        if let Evicted::Dirty { tpage } = m.partitions[p].insert(lpa, &m.epochs, m.per_tpage) {
+            self.write_back_translation_page(tpage);
+        }
+    }
+
+    /// A host write changed `lpa`'s mapping: its cached entry is now dirty.
+    pub(super) fn note_host_map_update(&mut self, request: u32, lpa: u32) {
+        if self.mapping.ideal {
+            return;
+        }
+        let flow = self.requests_flow(request);
+        self.cache_entry(flow, lpa);
+        let m = &mut self.mapping;
+        let epoch = m.epochs[(lpa / m.per_tpage) as usize];
+        m.partitions[m.partition_of_flow[flow]].mark_dirty(lpa, epoch);
+    }
+
+    /// GC moved `lpa`: its entry becomes dirty in the CMT (cached now if it was not), so the
+    /// translation page is written back once, when the entry is evicted, batched with the page's
+    /// other updates. Writing each touched translation page after every victim instead can cost
+    /// more pages than the victim frees on a small device, and GC would never catch up.
+    pub(super) fn note_gc_map_update(&mut self, lpa: u32) {
+        // Translation pages themselves are tracked by the directory in DRAM.
+        if self.mapping.ideal || lpa as u64 >= self.ftl.geometry.logical_pages {
+            return;
+        }
+        let m = &mut self.mapping;
+        let epoch = m.epochs[(lpa / m.per_tpage) as usize];
+        if let Some(p) = m.partitions.iter_mut().find(|p| p.contains(lpa)) {
+            p.mark_dirty(lpa, epoch);
+            return;
+        }
+        // Not cached: partitions are per flow, and GC does not know the flow; spread by address.
+        let p = lpa as usize % m.partitions.len();
+        if let Evicted::Dirty { tpage } = m.partitions[p].insert(lpa, &m.epochs, m.per_tpage) {
+            self.write_back_translation_page(tpage);
+        }
+        let m = &mut self.mapping;
+        let epoch = m.epochs[(lpa / m.per_tpage) as usize];
+        m.partitions[p].mark_dirty(lpa, epoch);
+    }
+
+    fn write_back_translation_page(&mut self, tpage: u32) {
+        self.mapping.epochs[tpage as usize] += 1;
+        let g = &self.ftl.geometry;
+        let lpa = g.translation_lpa(tpage);
+        let plane = g.plane_of_lpa(lpa as u64);
+        let id = self.txns.insert(Transaction {
+            kind: TxnKind::MappingWrite,
+            request: NO_REQUEST,
+            lpa,
+            ppa: UNMAPPED,
+            plane,
+            sectors: g.sectors_per_page as u32,
+            queued_at: self.now(),
+            spent: Breakdown::default(),
+            next_waiting: NO_TXN,
+        });
+        self.enqueue_write(id);
+    }
+
+    /// Allocation stream of a write transaction.
+    pub(super) fn write_stream(kind: TxnKind) -> Stream {
+        if kind == TxnKind::GcWrite {
+            Stream::Gc
+        } else {
+            Stream::User
+        }
+    }
+}
