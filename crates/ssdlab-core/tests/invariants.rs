@@ -61,12 +61,15 @@ fn case_strategy() -> impl Strategy<Value = Case> {
 
 fn results_without_wall_time(sim: &Simulation) -> String {
     let mut value = serde_json::to_value(sim.results()).unwrap();
+    // Wall-clock times are the only fields allowed to differ between identical runs.
     value["wall_seconds"] = serde_json::Value::from(0.0);
+    value["setup_wall_seconds"] = serde_json::Value::from(0.0);
     serde_json::to_string(&value).unwrap()
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+    // A fixed seed keeps CI reproducible; explore others with PROPTEST_CASES and by changing it.
+    #![proptest_config(ProptestConfig { cases: 96, rng_seed: proptest::test_runner::RngSeed::Fixed(0x55D1AB), ..ProptestConfig::default() })]
 
     #[test]
     fn random_devices_and_workloads_keep_the_invariants(case in case_strategy()) {
