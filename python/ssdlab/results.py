@@ -42,6 +42,8 @@ class OpStats(_Document):
     bandwidth_mib_s: float
     bytes: int
     latency_us: Latency
+    latency_breakdown_us: dict[str, float]
+    """Mean microseconds per step of the request path, in path order; sums to the mean."""
 
 
 class GcStats(_Document):
@@ -62,6 +64,8 @@ class FlashStats(_Document):
     multiplane_commands: int
     unmapped_reads: int
     read_modify_writes: int
+    translation_page_reads: int
+    translation_page_writes: int
     max_erase_count: int
     channel_utilisation: list[float]
 
@@ -79,6 +83,14 @@ class DeviceResults(_Document):
     physical_capacity_bytes: int
 
 
+class CmtStats(_Document):
+    """Cached mapping table lookups of one flow (misses = lookups - hits)."""
+
+    lookups: int
+    hits: int
+    misses: int
+
+
 class FlowResults(_Document):
     """One flow (application or tenant with its own queues)."""
 
@@ -87,6 +99,9 @@ class FlowResults(_Document):
     bandwidth_mib_s: float
     reads: OpStats
     writes: OpStats
+    latency_breakdown_us: dict[str, float]
+    cmt_hit_rate: float
+    cmt: CmtStats
     requests: int
     interval_seconds: float
 
@@ -103,6 +118,7 @@ with warnings.catch_warnings():
         seed: int
         simulated_seconds: float
         wall_seconds: float
+        setup_wall_seconds: float
         events: int
         device: DeviceResults
         flows: list[FlowResults]
