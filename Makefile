@@ -28,7 +28,7 @@ $(DEPS): pyproject.toml | $(PY)
 
 # Builds the Rust extension into the virtualenv (incremental after the first build).
 develop: $(DEPS)
-	$(BIN)/maturin develop --release --quiet
+	PIP_QUIET=1 $(BIN)/maturin develop --release --quiet
 
 lint: $(DEPS)
 	cargo fmt --all -- --check
