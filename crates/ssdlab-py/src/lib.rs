@@ -28,6 +28,8 @@ fn sim_error(e: SimError) -> PyErr {
     match e {
         SimError::Config(e) => ConfigError::new_err(e.to_string()),
         SimError::Trace(e) => TraceError::new_err(e.to_string()),
+        // The device wore out (or otherwise cannot go on): the message says why.
+        SimError::EndOfLife(message) => PyRuntimeError::new_err(message),
     }
 }
 

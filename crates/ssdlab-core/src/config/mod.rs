@@ -5,6 +5,7 @@
 //! field path (`flash.timing.read`), and [`validate`] then checks every value against the model's
 //! limits before anything is allocated.
 
+pub mod mqsim;
 mod units;
 mod validate;
 
@@ -178,6 +179,14 @@ pub struct FtlConfig {
     pub cmt_sharing: Sharing,
     /// Every lookup hits: the whole table is in DRAM and no translation page lives in flash.
     pub ideal_mapping: bool,
+    /// Open the least-erased free block instead of the longest-free one.
+    pub dynamic_wear_leveling: bool,
+    /// When a plane's erase counts spread by more than `static_wear_leveling_threshold`, move the
+    /// data of its least-erased full block (cold data that pins it) so the block gets reused.
+    pub static_wear_leveling: bool,
+    pub static_wear_leveling_threshold: u32,
+    /// Erases a block survives; it is retired when it reaches this count.
+    pub pe_cycle_limit: u32,
 }
 
 /// How a DRAM structure is divided among flows.
@@ -200,6 +209,10 @@ impl Default for FtlConfig {
             cmt_capacity: Size::lit("2MiB"),
             cmt_sharing: Sharing::Shared,
             ideal_mapping: false,
+            dynamic_wear_leveling: true,
+            static_wear_leveling: true,
+            static_wear_leveling_threshold: 100,
+            pe_cycle_limit: 10_000,
         }
     }
 }

@@ -143,6 +143,8 @@ fn validate_ftl(config: &Config) -> Result<(), ConfigError> {
     fraction("ftl.over_provisioning", ftl.over_provisioning, false, true)?;
     fraction("ftl.gc_threshold", ftl.gc_threshold, true, true)?;
     at_least_one("ftl.gc_rga_candidates", ftl.gc_rga_candidates)?;
+    at_least_one("ftl.static_wear_leveling_threshold", ftl.static_wear_leveling_threshold)?;
+    at_least_one("ftl.pe_cycle_limit", ftl.pe_cycle_limit)?;
     if !ftl.ideal_mapping && ftl.cmt_capacity.value < crate::ftl::cmt::ENTRY_BYTES {
         return Err(ConfigError::new(
             "ftl.cmt_capacity",

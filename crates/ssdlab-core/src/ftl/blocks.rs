@@ -23,6 +23,8 @@ pub enum BlockState {
     Full,
     /// Chosen by GC; its valid pages are being moved.
     Victim,
+    /// Worn out (reached the P/E cycle limit): never used again.
+    Retired,
 }
 
 /// Which frontier a write goes to.
@@ -38,6 +40,10 @@ struct PlaneBlocks {
 }
 
 pub struct BlockManager {
+    /// Open the least-erased free block (dynamic wear leveling) rather than the oldest free one.
+    dynamic_wear_leveling: bool,
+    pe_cycle_limit: u32,
+    pub retired_blocks: u32,
     pages_per_block: u32,
     blocks_per_plane: u32,
     valid: Vec<u16>,
@@ -50,7 +56,7 @@ pub struct BlockManager {
 }
 
 impl BlockManager {
-    pub fn new(geometry: &Geometry) -> Self {
+    pub fn new(geometry: &Geometry, dynamic_wear_leveling: bool, pe_cycle_limit: u32) -> Self {
         let blocks = geometry.blocks as usize;
         let planes = (0..geometry.planes)
             .map(|p| {
@@ -59,6 +65,9 @@ impl BlockManager {
             })
             .collect();
         Self {
+            dynamic_wear_leveling,
+            pe_cycle_limit,
+            retired_blocks: 0,
             pages_per_block: geometry.pages_per_block,
             blocks_per_plane: geometry.blocks_per_plane,
             valid: vec![0; blocks],
@@ -96,7 +105,14 @@ impl BlockManager {
         let mut block = p.frontier[stream as usize];
         let mut opened = false;
         if block == NO_BLOCK {
-            block = p.free.pop_front().expect("allocate() called without can_allocate()");
+            let index = if self.dynamic_wear_leveling {
+                // The least-erased free block; ties go to the one freed first.
+                let counts = &self.erase_count;
+                (0..p.free.len()).min_by_key(|&i| (counts[p.free[i] as usize], i)).unwrap_or(0)
+            } else {
+                0
+            };
+            block = p.free.remove(index).expect("allocate() called without can_allocate()");
             p.frontier[stream as usize] = block;
             self.state[block as usize] = BlockState::Open;
             opened = true;
@@ -158,15 +174,46 @@ impl BlockManager {
         self.state[block as usize] = BlockState::Victim;
     }
 
-    /// Erases a block and returns it to its plane's free pool.
-    pub fn erase(&mut self, block: u32) {
+    /// Erases a block and returns it to its plane's free pool, or retires it if it has reached the
+    /// P/E cycle limit. Returns whether it was retired.
+    pub fn erase(&mut self, block: u32) -> bool {
         let b = block as usize;
         debug_assert_eq!(self.valid[b], 0, "erasing a block that still holds valid pages");
         self.valid[b] = 0;
         self.write_ptr[b] = 0;
         self.erase_count[b] += 1;
+        if self.erase_count[b] >= self.pe_cycle_limit {
+            self.state[b] = BlockState::Retired;
+            self.retired_blocks += 1;
+            return true;
+        }
         self.state[b] = BlockState::Free;
         self.planes[(block / self.blocks_per_plane) as usize].free.push_back(block);
+        false
+    }
+
+    /// Least and most erase counts among the plane's blocks in service.
+    pub fn erase_spread(&self, plane: u32) -> (u32, u32) {
+        self.blocks_of_plane(plane)
+            .filter(|&b| self.state[b as usize] != BlockState::Retired)
+            .map(|b| self.erase_count[b as usize])
+            .fold((u32::MAX, 0), |(lo, hi), c| (lo.min(c), hi.max(c)))
+    }
+
+    /// The full block with the fewest erases: it holds data that is never rewritten (cold), which
+    /// keeps it out of circulation while the other blocks wear.
+    pub fn coldest_full_block(&self, plane: u32) -> Option<u32> {
+        self.blocks_of_plane(plane)
+            .filter(|&b| self.state[b as usize] == BlockState::Full)
+            .min_by_key(|&b| (self.erase_count[b as usize], b))
+    }
+
+    pub fn min_erase_count(&self) -> u32 {
+        (0..self.erase_count.len())
+            .filter(|&b| self.state[b] != BlockState::Retired)
+            .map(|b| self.erase_count[b])
+            .min()
+            .unwrap_or(0)
     }
 
     /// Lays out a plane as an aged drive: `blocks` blocks taken from the free pool are marked
@@ -224,5 +271,49 @@ impl BlockManager {
 
     pub fn max_erase_count(&self) -> u32 {
         self.erase_count.iter().copied().max().unwrap_or(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+
+    fn one_plane(dynamic: bool, pe_limit: u32) -> BlockManager {
+        let text = "[flash]\nchannels = 1\nchips_per_channel = 1\ndies_per_chip = 1\nplanes_per_die = 1\nblocks_per_plane = 8\npages_per_block = 2\n[ftl]\nover_provisioning = 0.9\n[[flows]]\nqueue_depth = 1\nrequests = 1\n";
+        let config = Config::from_toml_str(text).unwrap();
+        BlockManager::new(&Geometry::new(&config), dynamic, pe_limit)
+    }
+
+    fn fill_and_erase(m: &mut BlockManager) -> u32 {
+        let (ppa, _) = m.allocate(0, Stream::User, 0);
+        m.allocate(0, Stream::User, 0);
+        let block = ppa / 2;
+        m.invalidate(ppa);
+        m.invalidate(ppa + 1);
+        m.erase(block);
+        block
+    }
+
+    #[test]
+    fn dynamic_wear_leveling_opens_the_least_erased_block() {
+        let mut m = one_plane(true, 100);
+        // Wear block 0 twice; it returns to the pool behind fresher blocks.
+        let b = fill_and_erase(&mut m);
+        assert_eq!(b, 0);
+        // The next block opened is a fresh one, never the worn block 0 while fresher ones wait.
+        let next = fill_and_erase(&mut m);
+        assert_ne!(next, 0);
+        assert_eq!(m.erase_count(next), 1);
+    }
+
+    #[test]
+    fn a_block_at_the_pe_limit_is_retired() {
+        let mut m = one_plane(false, 1);
+        let free_before = m.free_blocks(0);
+        let b = fill_and_erase(&mut m);
+        assert_eq!(m.state(b), BlockState::Retired);
+        assert_eq!(m.retired_blocks, 1);
+        assert_eq!(m.free_blocks(0), free_before - 1);
     }
 }

@@ -42,6 +42,8 @@ pub struct FtlStats {
     pub gc_victims: u64,
     pub unmapped_reads: u64,
     pub rmw_reads: u64,
+    /// Victims chosen by static wear leveling rather than GC.
+    pub static_wl_migrations: u64,
 }
 
 pub struct Ftl {
@@ -52,13 +54,15 @@ pub struct Ftl {
     pub stats: FtlStats,
     gc_threshold_blocks: u32,
     victims: VictimSelector,
+    /// Erase-count spread that triggers static wear leveling (None when it is off).
+    static_wl_threshold: Option<u32>,
 }
 
 impl Ftl {
     /// Builds the FTL state and places the initial data. Fails only if the tables cannot be allocated.
     pub fn new(config: &Config, geometry: Geometry) -> Result<Self, String> {
         let map = PageMap::new(geometry.logical_pages + geometry.translation_pages, geometry.physical_pages)?;
-        let blocks = BlockManager::new(&geometry);
+        let blocks = BlockManager::new(&geometry, config.ftl.dynamic_wear_leveling, config.ftl.pe_cycle_limit);
         let gc = vec![PlaneGc::default(); geometry.planes as usize];
         let gc_threshold_blocks = geometry.gc_threshold_blocks(config.ftl.gc_threshold);
         let victims = VictimSelector::new(
@@ -66,7 +70,17 @@ impl Ftl {
             config.ftl.gc_rga_candidates,
             RandomStream::new(config.seed, STREAM_GC),
         );
-        let mut ftl = Self { geometry, map, blocks, gc, stats: FtlStats::default(), gc_threshold_blocks, victims };
+        let static_wl_threshold = config.ftl.static_wear_leveling.then_some(config.ftl.static_wear_leveling_threshold);
+        let mut ftl = Self {
+            geometry,
+            map,
+            blocks,
+            gc,
+            stats: FtlStats::default(),
+            gc_threshold_blocks,
+            victims,
+            static_wl_threshold,
+        };
         ftl.fill(config.precondition.occupancy, config.precondition.layout);
         Ok(ftl)
     }
@@ -165,10 +179,34 @@ impl Ftl {
     /// reclaim.
     pub fn begin_gc(&mut self, plane: u32, now: SimTime) -> Option<u32> {
         let victim = self.victims.select(&self.blocks, plane, now)?;
+        self.claim_victim(plane, victim);
+        Some(victim)
+    }
+
+    /// Static wear leveling: if the plane's erase counts spread too far, claim its least-erased
+    /// full block as a victim so its (cold) data moves and the block returns to service.
+    pub fn begin_static_wear_leveling(&mut self, plane: u32) -> Option<u32> {
+        let threshold = self.static_wl_threshold?;
+        if self.gc[plane as usize].active {
+            return None;
+        }
+        let (least, most) = self.blocks.erase_spread(plane);
+        if most - least <= threshold {
+            return None;
+        }
+        let victim = self.blocks.coldest_full_block(plane)?;
+        if self.blocks.erase_count(victim) != least {
+            return None;
+        }
+        self.claim_victim(plane, victim);
+        self.stats.static_wl_migrations += 1;
+        Some(victim)
+    }
+
+    fn claim_victim(&mut self, plane: u32, victim: u32) {
         self.blocks.mark_victim(victim);
         self.gc[plane as usize] = PlaneGc { active: true, victim, pending_moves: 0 };
         self.stats.gc_victims += 1;
-        Some(victim)
     }
 
     /// Erases a victim whose valid pages have all been moved, and closes the plane's GC.

@@ -91,9 +91,15 @@ impl Simulation {
         }
     }
 
-    /// Picks a victim on `plane` and queues a read of each of its valid pages.
+    /// Picks a victim on `plane` and starts collecting it.
     fn start_gc(&mut self, plane: u32) {
-        let Some(victim) = self.ftl.begin_gc(plane, self.queue.now()) else { return };
+        if let Some(victim) = self.ftl.begin_gc(plane, self.queue.now()) {
+            self.collect(plane, victim);
+        }
+    }
+
+    /// Queues a read of each valid page of a claimed victim (GC or wear leveling), then its erase.
+    fn collect(&mut self, plane: u32, victim: u32) {
         let g = &self.ftl.geometry;
         let first = victim * g.pages_per_block;
         let (written, spp) = (self.ftl.blocks.written_pages(victim), g.sectors_per_page as u32);
@@ -244,13 +250,15 @@ impl Simulation {
             }
             TxnKind::GcRead => {
                 if self.ftl.map.lookup(t.lpa) == t.ppa {
-                    let ppa = self.ftl.write(t.lpa, t.plane, Stream::Gc, self.queue.now());
                     let tx = self.txns.get_mut(id);
                     tx.kind = TxnKind::GcWrite;
-                    tx.ppa = ppa;
                     tx.queued_at = self.queue.now();
-                    self.push_to_die(id, Class::GcWrite, t.plane);
-                    self.note_gc_map_update(t.lpa);
+                    if self.ftl.blocks.can_allocate(t.plane, Stream::Gc) {
+                        self.place_gc_write(id);
+                    } else {
+                        // Only worn-out (retired) blocks can leave GC without an erased block.
+                        self.stalled_gc_writes[t.plane as usize].push_back(id);
+                    }
                 } else {
                     // The host rewrote this page while it was being moved: nothing left to move.
                     self.txns.remove(id);
@@ -275,6 +283,8 @@ impl Simulation {
                 self.retry_stalled_writes(t.plane);
                 if self.ftl.needs_gc(t.plane) {
                     self.start_gc(t.plane);
+                } else if let Some(victim) = self.ftl.begin_static_wear_leveling(t.plane) {
+                    self.collect(t.plane, victim);
                 }
             }
         }
@@ -288,7 +298,26 @@ impl Simulation {
         }
     }
 
+    /// Moves a valid page of a victim into the plane's GC block (unless the host has rewritten it
+    /// while the move waited).
+    fn place_gc_write(&mut self, id: u32) {
+        let t = *self.txns.get(id);
+        if self.ftl.map.lookup(t.lpa) != t.ppa {
+            self.txns.remove(id);
+            self.gc_move_done(t.plane);
+            return;
+        }
+        let ppa = self.ftl.write(t.lpa, t.plane, Stream::Gc, self.queue.now());
+        self.txns.get_mut(id).ppa = ppa;
+        self.push_to_die(id, Class::GcWrite, t.plane);
+        self.note_gc_map_update(t.lpa);
+    }
+
     fn retry_stalled_writes(&mut self, plane: u32) {
+        while !self.stalled_gc_writes[plane as usize].is_empty() && self.ftl.blocks.can_allocate(plane, Stream::Gc) {
+            let id = self.stalled_gc_writes[plane as usize].pop_front().expect("non-empty");
+            self.place_gc_write(id);
+        }
         while !self.stalled_writes[plane as usize].is_empty() && self.ftl.can_write(plane) {
             let id = self.stalled_writes[plane as usize].pop_front().expect("non-empty");
             self.place_write(id);

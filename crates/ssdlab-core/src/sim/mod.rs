@@ -40,6 +40,9 @@ pub enum SimError {
     Config(#[from] ConfigError),
     #[error(transparent)]
     Trace(#[from] TraceError),
+    /// The device cannot serve the workload any more (worn out).
+    #[error("{0}")]
+    EndOfLife(String),
 }
 
 /// Everything that happens, as a small `Copy` value carrying ids.
@@ -143,6 +146,8 @@ pub struct Simulation {
     dispatch_ps: [u64; 3],
     /// User writes waiting for their plane to have space (GC is reclaiming it).
     stalled_writes: Vec<VecDeque<u32>>,
+    /// GC moves waiting for an erased block (only when blocks have been retired).
+    stalled_gc_writes: Vec<VecDeque<u32>>,
     fetch_next_flow: usize,
     queue_fetch_size: u32,
     /// Dies that may have work to start once the current event is handled.
@@ -188,6 +193,7 @@ impl Simulation {
             dispatch_free_at: 0,
             dispatch_ps: [c.dispatch_read.value, c.dispatch_write.value, c.dispatch_erase.value],
             stalled_writes: vec![VecDeque::new(); g.planes as usize],
+            stalled_gc_writes: vec![VecDeque::new(); g.planes as usize],
             fetch_next_flow: 0,
             queue_fetch_size: config.host.queue_fetch_size,
             touched_dies: Vec::with_capacity(64),
@@ -236,6 +242,9 @@ impl Simulation {
         for _ in 0..max_events {
             let Some((_, event)) = self.queue.pop() else {
                 self.finished = true;
+                if self.requests.live() > 0 {
+                    return Err(SimError::EndOfLife(self.stall_report()));
+                }
                 break;
             };
             self.handle(event)?;
@@ -295,6 +304,22 @@ impl Simulation {
                 p.min(1.0)
             })
             .fold(1.0, f64::min)
+    }
+
+    /// Why requests are still waiting when nothing more can happen: only worn-out planes (no
+    /// erased block left for their writes) can bring the model there.
+    fn stall_report(&self) -> String {
+        let g = &self.ftl.geometry;
+        let stuck: Vec<u32> = (0..g.planes).filter(|&p| !self.stalled_writes[p as usize].is_empty()).collect();
+        format!(
+            "end of life at {:.6} s: {} requests can never complete because {} plane(s) (first: {}) have no erased block left for their writes; {} blocks were retired after {} P/E cycles (ftl.pe_cycle_limit)",
+            crate::time::ps_to_seconds(self.now()),
+            self.requests.live(),
+            stuck.len(),
+            stuck.first().map_or("none".to_string(), |p| p.to_string()),
+            self.ftl.blocks.retired_blocks,
+            self.config.ftl.pe_cycle_limit
+        )
     }
 
     /// Transactions in flight (host pages, GC moves, translation pages, erases).

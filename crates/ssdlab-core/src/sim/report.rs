@@ -1,7 +1,7 @@
 //! Turns the simulation's counters into the results document and a summary table.
 
 use super::Simulation;
-use crate::stats::results::{CmtSummary, DeviceResults, FlashSummary, FlowResults, SCHEMA};
+use crate::stats::results::{CmtSummary, DeviceResults, FlashSummary, FlowResults, WearSummary, SCHEMA};
 use crate::stats::{FlowStats, GcSummary, Results};
 use crate::time::ps_to_seconds;
 
@@ -74,6 +74,12 @@ impl Simulation {
                     translation_page_writes: s.mapping_programs,
                     max_erase_count: self.ftl.blocks.max_erase_count(),
                     channel_utilisation: self.channel_busy_ps.iter().map(|&b| b as f64 / now).collect(),
+                },
+                wear: WearSummary {
+                    min_erase_count: self.ftl.blocks.min_erase_count(),
+                    max_erase_count: self.ftl.blocks.max_erase_count(),
+                    retired_blocks: self.ftl.blocks.retired_blocks,
+                    static_wear_leveling_migrations: s.static_wl_migrations,
                 },
                 logical_capacity_bytes: g.logical_pages * g.page_size_bytes,
                 physical_capacity_bytes: g.physical_pages * g.page_size_bytes,

@@ -67,6 +67,16 @@ pub struct FlashSummary {
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct WearSummary {
+    pub min_erase_count: u32,
+    pub max_erase_count: u32,
+    /// Blocks retired at the P/E cycle limit.
+    pub retired_blocks: u32,
+    /// Victims static wear leveling chose (cold data moved off little-worn blocks).
+    pub static_wear_leveling_migrations: u64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct DeviceResults {
     pub reads: OpSummary,
     pub writes: OpSummary,
@@ -74,6 +84,7 @@ pub struct DeviceResults {
     pub bandwidth_mib_s: f64,
     pub gc: GcSummary,
     pub flash: FlashSummary,
+    pub wear: WearSummary,
     pub logical_capacity_bytes: u64,
     pub physical_capacity_bytes: u64,
 }
