@@ -45,18 +45,24 @@ fn case_strategy() -> impl Strategy<Value = Case> {
             prop::bool::ANY,
             prop_oneof![Just("0ns"), Just("2us")],
             prop::sample::select(vec!["greedy", "random", "random-p", "random-pp", "rga", "fifo", "cost-benefit"]),
+            prop::sample::select(vec![2u32, 100]),
+            prop::bool::ANY,
         ),
         prop::collection::vec(flow_strategy(), 1..=3),
         any::<u64>(),
     )
-        .prop_map(|((ch, chips, dies, planes), (blocks, pages, page_size), (op, occupancy, spread, dispatch, policy), flows, seed)| {
+        .prop_map(|((ch, chips, dies, planes), (blocks, pages, page_size), (op, occupancy, spread, dispatch, policy, wl_threshold, ideal), flows, seed)| {
             let layout = if spread { "spread" } else { "packed" };
             let toml = format!(
-                "seed = {seed}\n[controller]\ndispatch_read = \"{dispatch}\"\ndispatch_write = \"{dispatch}\"\n[ftl]\nover_provisioning = {op:.3}\ngc_policy = \"{policy}\"\n[flash]\nchannels = {ch}\nchips_per_channel = {chips}\ndies_per_chip = {dies}\nplanes_per_die = {planes}\nblocks_per_plane = {blocks}\npages_per_block = {pages}\npage_size = \"{page_size}\"\n[precondition]\noccupancy = {occupancy:.3}\nlayout = \"{layout}\"\n{}",
+                "seed = {seed}\n[controller]\ndispatch_read = \"{dispatch}\"\ndispatch_write = \"{dispatch}\"\n[ftl]\nover_provisioning = {op:.3}\ngc_policy = \"{policy}\"\nstatic_wear_leveling_threshold = {wl_threshold}\nideal_mapping = {ideal}\ncmt_capacity = \"1KiB\"\n[flash]\nchannels = {ch}\nchips_per_channel = {chips}\ndies_per_chip = {dies}\nplanes_per_die = {planes}\nblocks_per_plane = {blocks}\npages_per_block = {pages}\npage_size = \"{page_size}\"\n[precondition]\noccupancy = {occupancy:.3}\nlayout = \"{layout}\"\n{}",
                 flows.join("\n")
             );
             Case { toml }
         })
+}
+
+fn env_or(name: &str, default: u64) -> u64 {
+    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
 }
 
 fn results_without_wall_time(sim: &Simulation) -> String {
@@ -68,8 +74,13 @@ fn results_without_wall_time(sim: &Simulation) -> String {
 }
 
 proptest! {
-    // A fixed seed keeps CI reproducible; explore others with PROPTEST_CASES and by changing it.
-    #![proptest_config(ProptestConfig { cases: 96, rng_seed: proptest::test_runner::RngSeed::Fixed(0x55D1AB), ..ProptestConfig::default() })]
+    // A fixed seed keeps CI reproducible. Explore further with, for example,
+    // PROPTEST_CASES=5000 SSDLAB_PROPTEST_SEED=7 cargo test --release --test invariants
+    #![proptest_config(ProptestConfig {
+        cases: env_or("PROPTEST_CASES", 96) as u32,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(env_or("SSDLAB_PROPTEST_SEED", 0x55D1AB)),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn random_devices_and_workloads_keep_the_invariants(case in case_strategy()) {
