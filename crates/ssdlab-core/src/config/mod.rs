@@ -187,6 +187,12 @@ pub struct FtlConfig {
     pub static_wear_leveling_threshold: u32,
     /// Erases a block survives; it is retired when it reaches this count.
     pub pe_cycle_limit: u32,
+    /// GC yields to user I/O on a die until one of its planes has fewer erased blocks than
+    /// `gc_hard_threshold` of its blocks; then GC goes first again.
+    pub preemptible_gc: bool,
+    pub gc_hard_threshold: f64,
+    /// GC moves use the chip's copyback: the page stays in the plane's register, no channel transfer.
+    pub copyback: bool,
 }
 
 /// How a DRAM structure is divided among flows.
@@ -213,6 +219,9 @@ impl Default for FtlConfig {
             static_wear_leveling: true,
             static_wear_leveling_threshold: 100,
             pe_cycle_limit: 10_000,
+            preemptible_gc: false,
+            gc_hard_threshold: 0.005,
+            copyback: false,
         }
     }
 }

@@ -145,6 +145,13 @@ fn validate_ftl(config: &Config) -> Result<(), ConfigError> {
     at_least_one("ftl.gc_rga_candidates", ftl.gc_rga_candidates)?;
     at_least_one("ftl.static_wear_leveling_threshold", ftl.static_wear_leveling_threshold)?;
     at_least_one("ftl.pe_cycle_limit", ftl.pe_cycle_limit)?;
+    fraction("ftl.gc_hard_threshold", ftl.gc_hard_threshold, true, true)?;
+    if ftl.gc_hard_threshold >= ftl.gc_threshold {
+        return Err(ConfigError::new(
+            "ftl.gc_hard_threshold",
+            format!("must be below ftl.gc_threshold ({}), got {}", ftl.gc_threshold, ftl.gc_hard_threshold),
+        ));
+    }
     if !ftl.ideal_mapping && ftl.cmt_capacity.value < crate::ftl::cmt::ENTRY_BYTES {
         return Err(ConfigError::new(
             "ftl.cmt_capacity",

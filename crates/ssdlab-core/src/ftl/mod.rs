@@ -56,6 +56,8 @@ pub struct Ftl {
     victims: VictimSelector,
     /// Erase-count spread that triggers static wear leveling (None when it is off).
     static_wl_threshold: Option<u32>,
+    /// With preemptible GC: erased blocks at or below which GC stops yielding (None: not preemptible).
+    gc_hard_blocks: Option<u32>,
 }
 
 impl Ftl {
@@ -80,6 +82,10 @@ impl Ftl {
             gc_threshold_blocks,
             victims,
             static_wl_threshold,
+            gc_hard_blocks: config
+                .ftl
+                .preemptible_gc
+                .then(|| ((config.ftl.gc_hard_threshold * config.flash.blocks_per_plane as f64).ceil() as u32).max(1)),
         };
         ftl.fill(config.precondition.occupancy, config.precondition.layout);
         Ok(ftl)
@@ -167,6 +173,13 @@ impl Ftl {
         let block =
             g.first_block_of_plane(plane) as u64 + (per_plane / g.pages_per_block as u64) % g.blocks_per_plane as u64;
         (block * g.pages_per_block as u64 + per_plane % g.pages_per_block as u64) as u32
+    }
+
+    /// Whether GC on `plane` must go ahead of user I/O: always, unless GC is preemptible and the
+    /// plane still has more erased blocks than the hard threshold.
+    #[inline]
+    pub fn gc_is_urgent(&self, plane: u32) -> bool {
+        self.gc_hard_blocks.is_none_or(|hard| self.blocks.free_blocks(plane) <= hard)
     }
 
     /// Whether `plane` should start a GC: it has none running and too few erased blocks.

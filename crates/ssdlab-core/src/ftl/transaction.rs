@@ -77,6 +77,18 @@ impl Class {
         matches!(self, Class::UserRead | Class::MappingRead | Class::GcRead)
     }
 
+    /// Service order when GC is preemptible and no plane of the die is short of space: every
+    /// user (and mapping) transaction before any GC work.
+    pub const PREEMPTIBLE_GC_ORDER: [Class; CLASSES] = [
+        Class::UserRead,
+        Class::MappingRead,
+        Class::UserWrite,
+        Class::MappingWrite,
+        Class::GcRead,
+        Class::GcWrite,
+        Class::Erase,
+    ];
+
     pub fn is_write(self) -> bool {
         matches!(self, Class::UserWrite | Class::GcWrite | Class::MappingWrite)
     }

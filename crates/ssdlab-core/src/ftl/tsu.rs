@@ -51,14 +51,13 @@ impl Tsu {
         self.queues[die as usize].iter().map(|q| q.len()).sum()
     }
 
-    /// Takes the next batch for an idle die: the head of the highest-priority non-empty queue,
+    /// Takes the next batch for an idle die: the head of the first non-empty queue in `order`,
     /// plus the first transaction for each other plane of the die at the same page offset.
     /// Erases are issued one block at a time.
-    pub fn next_batch(&mut self, die: u32, slab: &Slab<Transaction>) -> Option<Batch> {
+    pub fn next_batch(&mut self, die: u32, slab: &Slab<Transaction>, order: &[Class; CLASSES]) -> Option<Batch> {
         let queues = &mut self.queues[die as usize];
-        let class_index = queues.iter().position(|q| !q.is_empty())?;
-        let class = Class::ORDER[class_index];
-        let queue = &mut queues[class_index];
+        let class = *order.iter().find(|&&c| !queues[c as usize].is_empty())?;
+        let queue = &mut queues[class as usize];
         let head = queue.pop_front().expect("non-empty queue");
         let mut batch = Batch { class, txns: [0; MAX_PLANES_PER_DIE as usize], count: 1 };
         batch.txns[0] = head;

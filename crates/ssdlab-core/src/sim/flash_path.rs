@@ -128,7 +128,11 @@ impl Simulation {
         if self.dies[die as usize].busy {
             return;
         }
-        let Some(batch) = self.tsu.next_batch(die, &self.txns) else { return };
+        let g = &self.ftl.geometry;
+        let first_plane = die * g.planes_per_die;
+        let urgent = (first_plane..first_plane + g.planes_per_die).any(|p| self.ftl.gc_is_urgent(p));
+        let order = if urgent { &Class::ORDER } else { &Class::PREEMPTIBLE_GC_ORDER };
+        let Some(batch) = self.tsu.next_batch(die, &self.txns, order) else { return };
         let now = self.now();
         for &id in batch.ids() {
             let t = self.txns.get_mut(id);
@@ -193,7 +197,10 @@ impl Simulation {
             c if c.is_write() => {
                 let cell = batch.ids().iter().map(|&id| self.timing.program_ps(page_of(id))).max().unwrap_or(0);
                 self.counters.programs += n;
-                let (command, data) = (self.timing.program_command_ps * n, self.timing.page_transfer_ps * n);
+                // A copyback program takes its data from the page register: nothing crosses the bus.
+                let per_page =
+                    if self.copyback && batch.class == Class::GcWrite { 0 } else { self.timing.page_transfer_ps };
+                let (command, data) = (self.timing.program_command_ps * n, per_page * n);
                 let start = self.use_channel(die, command + data);
                 self.charge_batch(die, Step::CommandAddress, start + command - now);
                 self.charge_batch(die, Step::ChannelData, data);
@@ -212,9 +219,14 @@ impl Simulation {
     /// The read data leaves the page registers over the channel, one plane after another.
     pub(super) fn on_cell_read_done(&mut self, die: u32) {
         let batch = self.dies[die as usize].batch;
-        let bytes: u64 = batch.ids().iter().map(|&id| self.txns.get(id).sectors as u64 * SECTOR_BYTES).sum();
+        let bytes: u64 = if self.copyback && batch.class == Class::GcRead {
+            // A copyback read leaves the page in the plane's register for the copyback program.
+            0
+        } else {
+            batch.ids().iter().map(|&id| self.txns.get(id).sectors as u64 * SECTOR_BYTES).sum()
+        };
         let duration = self.timing.data_transfer_ps(bytes);
-        let done = self.use_channel(die, duration) + duration;
+        let done = if bytes == 0 { self.now() } else { self.use_channel(die, duration) + duration };
         self.charge_batch(die, Step::ChannelData, done - self.now());
         self.queue.schedule(done, Event::DieDone { die });
     }

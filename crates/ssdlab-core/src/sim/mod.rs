@@ -144,6 +144,8 @@ pub struct Simulation {
     dispatch_free_at: SimTime,
     /// Controller dispatch time per transaction: read, program, erase.
     dispatch_ps: [u64; 3],
+    /// GC moves use copyback (no channel transfer).
+    copyback: bool,
     /// User writes waiting for their plane to have space (GC is reclaiming it).
     stalled_writes: Vec<VecDeque<u32>>,
     /// GC moves waiting for an erased block (only when blocks have been retired).
@@ -192,6 +194,7 @@ impl Simulation {
             channel_busy_ps: vec![0; g.channels as usize],
             dispatch_free_at: 0,
             dispatch_ps: [c.dispatch_read.value, c.dispatch_write.value, c.dispatch_erase.value],
+            copyback: config.ftl.copyback,
             stalled_writes: vec![VecDeque::new(); g.planes as usize],
             stalled_gc_writes: vec![VecDeque::new(); g.planes as usize],
             fetch_next_flow: 0,
