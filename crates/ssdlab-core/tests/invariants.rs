@@ -79,6 +79,8 @@ proptest! {
     #![proptest_config(ProptestConfig {
         cases: env_or("PROPTEST_CASES", 96) as u32,
         rng_seed: proptest::test_runner::RngSeed::Fixed(env_or("SSDLAB_PROPTEST_SEED", 0x55D1AB)),
+        // About half the random geometries are (rightly) refused for too little spare space.
+        max_global_rejects: 1_000_000,
         ..ProptestConfig::default()
     })]
 
