@@ -113,6 +113,49 @@ pub struct HostConfig {
     pub sq_depth: u32,
     /// At most this many requests of one submission queue are inside the device at a time.
     pub queue_fetch_size: u32,
+    /// Command slots of the controller: at most this many requests of all queues inside the
+    /// device at a time. Arbitration decides who gets a free slot.
+    pub max_requests_in_device: u32,
+    /// How the device picks the next submission queue to fetch from.
+    pub arbitration: Arbitration,
+    /// Weighted round robin weights of the HIGH, MEDIUM and LOW classes (URGENT goes first).
+    pub wrr_weights: WrrWeights,
+}
+
+/// NVMe submission queue arbitration (NVMe 1.2, section 4.11).
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Arbitration {
+    /// Every queue in turn, one command each, whatever its priority.
+    RoundRobin,
+    /// URGENT queues first (round robin among them), then HIGH, MEDIUM and LOW in proportion to
+    /// their weights (round robin within a class).
+    WeightedRoundRobin,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(default, deny_unknown_fields)]
+pub struct WrrWeights {
+    pub high: u32,
+    pub medium: u32,
+    pub low: u32,
+}
+
+impl Default for WrrWeights {
+    fn default() -> Self {
+        Self { high: 4, medium: 2, low: 1 }
+    }
+}
+
+/// NVMe priority class of a flow's submission queue.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq, PartialOrd, Ord)]
+#[serde(rename_all = "lowercase")]
+pub enum Priority {
+    Urgent = 0,
+    High = 1,
+    #[default]
+    Medium = 2,
+    Low = 3,
 }
 
 impl Default for HostConfig {
@@ -125,6 +168,9 @@ impl Default for HostConfig {
             pcie_tlp_overhead: Size::lit("24B"),
             sq_depth: 65535,
             queue_fetch_size: 512,
+            max_requests_in_device: 65536,
+            arbitration: Arbitration::RoundRobin,
+            wrr_weights: WrrWeights::default(),
         }
     }
 }
@@ -147,6 +193,21 @@ pub struct ControllerConfig {
     pub dispatch_write: Duration,
     /// The same for an erase transaction.
     pub dispatch_erase: Duration,
+    /// Transaction scheduling policy of each chip.
+    pub scheduling: Scheduling,
+}
+
+/// How a chip's transaction queues are served.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scheduling {
+    /// Strict arrival order per chip: a die waits while an older transaction of its chip waits
+    /// for another die.
+    Fifo,
+    /// Each die takes its own next transaction as soon as it is idle (Sprinkler-style).
+    OutOfOrder,
+    /// Out of order, and within each queue the transactions of higher-priority flows first.
+    Priority,
 }
 
 impl Default for ControllerConfig {
@@ -155,6 +216,7 @@ impl Default for ControllerConfig {
             dispatch_read: Duration::lit("0ns"),
             dispatch_write: Duration::lit("0ns"),
             dispatch_erase: Duration::lit("0ns"),
+            scheduling: Scheduling::OutOfOrder,
         }
     }
 }
@@ -472,6 +534,8 @@ pub struct FlowConfig {
     pub time_scale: Option<f64>,
     /// Entries of this flow's submission queue (default: host.sq_depth).
     pub sq_depth: Option<u32>,
+    /// NVMe priority class of the flow's queue (default medium).
+    pub priority: Option<Priority>,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]

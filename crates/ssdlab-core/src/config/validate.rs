@@ -58,6 +58,10 @@ fn validate_host(host: &HostConfig) -> Result<(), ConfigError> {
     at_least_one("host.pcie_lanes", host.pcie_lanes)?;
     at_least_one("host.sq_depth", host.sq_depth)?;
     at_least_one("host.queue_fetch_size", host.queue_fetch_size)?;
+    at_least_one("host.max_requests_in_device", host.max_requests_in_device)?;
+    at_least_one("host.wrr_weights.high", host.wrr_weights.high)?;
+    at_least_one("host.wrr_weights.medium", host.wrr_weights.medium)?;
+    at_least_one("host.wrr_weights.low", host.wrr_weights.low)?;
     if host.pcie_max_payload.value == 0 {
         return Err(ConfigError::new("host.pcie_max_payload", "must be greater than zero"));
     }

@@ -112,4 +112,8 @@ pub struct Transaction {
     pub spent: Breakdown,
     /// Next transaction waiting for the same translation page (a list threaded through the slab).
     pub next_waiting: u32,
+    /// NVMe priority class of the flow it serves (0 = urgent .. 3 = low).
+    pub priority: u8,
+    /// Arrival order at its die queue.
+    pub seq: u64,
 }

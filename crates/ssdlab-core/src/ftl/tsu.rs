@@ -6,6 +6,7 @@
 use std::collections::VecDeque;
 
 use super::transaction::{Class, Transaction, CLASSES};
+use crate::config::Scheduling;
 use crate::engine::Slab;
 use crate::flash::geometry::MAX_PLANES_PER_DIE;
 use crate::flash::Geometry;
@@ -27,24 +28,51 @@ impl Batch {
     }
 }
 
+/// NVMe priority classes (urgent, high, medium, low): each class queue is split by priority
+/// under the priority-aware policy.
+pub const PRIORITIES: usize = 4;
+
 pub struct Tsu {
-    queues: Vec<[VecDeque<u32>; CLASSES]>,
+    /// Per die: one queue per (class, priority).
+    queues: Vec<[VecDeque<u32>; CLASSES * PRIORITIES]>,
+    policy: Scheduling,
     planes_per_die: u32,
     pages_per_block: u32,
+    next_seq: u64,
 }
 
 impl Tsu {
     pub fn new(geometry: &Geometry) -> Self {
         Self {
-            queues: (0..geometry.dies).map(|_| Default::default()).collect(),
+            queues: (0..geometry.dies).map(|_| std::array::from_fn(|_| VecDeque::new())).collect(),
+            policy: Scheduling::OutOfOrder,
             planes_per_die: geometry.planes_per_die,
             pages_per_block: geometry.pages_per_block,
+            next_seq: 0,
         }
     }
 
+    pub fn with_policy(mut self, policy: Scheduling) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    pub fn policy(&self) -> Scheduling {
+        self.policy
+    }
+
+    /// Queues a transaction; returns its arrival sequence number (for FIFO order).
     #[inline]
-    pub fn push(&mut self, die: u32, class: Class, txn: u32) {
-        self.queues[die as usize][class as usize].push_back(txn);
+    pub fn push(&mut self, die: u32, class: Class, priority: u8, txn: u32) -> u64 {
+        let sub = if self.policy == Scheduling::Priority { priority as usize } else { 0 };
+        self.queues[die as usize][class as usize * PRIORITIES + sub].push_back(txn);
+        self.next_seq += 1;
+        self.next_seq
+    }
+
+    /// The arrival number of the oldest transaction waiting at `die`, if any.
+    pub fn oldest_waiting(&self, die: u32, slab: &Slab<Transaction>) -> Option<u64> {
+        self.queues[die as usize].iter().filter_map(|q| q.front()).map(|&t| slab.get(t).seq).min()
     }
 
     pub fn queued(&self, die: u32) -> usize {
@@ -56,8 +84,18 @@ impl Tsu {
     /// Erases are issued one block at a time.
     pub fn next_batch(&mut self, die: u32, slab: &Slab<Transaction>, order: &[Class; CLASSES]) -> Option<Batch> {
         let queues = &mut self.queues[die as usize];
-        let class = *order.iter().find(|&&c| !queues[c as usize].is_empty())?;
-        let queue = &mut queues[class as usize];
+        let index = if self.policy == Scheduling::Fifo {
+            // Strict arrival order: the queue whose head came first.
+            (0..queues.len()).filter(|&i| !queues[i].is_empty()).min_by_key(|&i| slab.get(queues[i][0]).seq)?
+        } else {
+            // The first class in service order with work, highest priority first within it.
+            order
+                .iter()
+                .flat_map(|&c| (0..PRIORITIES).map(move |p| c as usize * PRIORITIES + p))
+                .find(|&i| !queues[i].is_empty())?
+        };
+        let class = Class::ORDER.iter().copied().find(|&c| c as usize == index / PRIORITIES).expect("valid class");
+        let queue = &mut queues[index];
         let head = queue.pop_front().expect("non-empty queue");
         let mut batch = Batch { class, txns: [0; MAX_PLANES_PER_DIE as usize], count: 1 };
         batch.txns[0] = head;

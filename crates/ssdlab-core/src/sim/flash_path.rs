@@ -2,6 +2,7 @@
 //! allocation, garbage collection, and the die / channel timeline of each flash command.
 
 use super::{DieState, Event, Simulation};
+use crate::config::{Priority, Scheduling};
 use crate::flash::SECTOR_BYTES;
 use crate::ftl::blocks::Stream;
 use crate::ftl::mapping::UNMAPPED;
@@ -21,6 +22,7 @@ impl Simulation {
         let last_lpa = (end - 1) / spp;
         self.set_pending(request, (last_lpa - first_lpa + 1) as u32);
         let kind = if is_read { TxnKind::UserRead } else { TxnKind::UserWrite };
+        let priority = self.flows[self.requests_flow(request)].priority as u8;
         for lpa in first_lpa..=last_lpa {
             let page_start = lpa * spp;
             // Sectors of this page the request covers.
@@ -35,6 +37,8 @@ impl Simulation {
                 queued_at: self.queue.now(),
                 spent: Breakdown::default(),
                 next_waiting: NO_TXN,
+                priority,
+                seq: 0,
             });
             self.start_user_page(id);
         }
@@ -55,6 +59,9 @@ impl Simulation {
             queued_at,
             spent: Breakdown::default(),
             next_waiting: NO_TXN,
+            // FTL work (GC, translation pages) is not any one flow's: the middle class.
+            priority: Priority::Medium as u8,
+            seq: 0,
         });
         self.push_to_die(id, kind.class(), plane);
         id
@@ -63,7 +70,8 @@ impl Simulation {
     #[inline]
     pub(super) fn push_to_die(&mut self, id: u32, class: Class, plane: u32) {
         let die = self.ftl.geometry.die_of_plane(plane);
-        self.tsu.push(die, class, id);
+        let seq = self.tsu.push(die, class, self.txns.get(id).priority, id);
+        self.txns.get_mut(id).seq = seq;
         self.touched_dies.push(die);
     }
 
@@ -125,7 +133,7 @@ impl Simulation {
 
     /// Starts the die's next batch if it is idle and has work.
     pub(super) fn service_die(&mut self, die: u32) {
-        if self.dies[die as usize].busy {
+        if self.dies[die as usize].busy || self.blocked_by_fifo(die) {
             return;
         }
         let g = &self.ftl.geometry;
@@ -155,6 +163,19 @@ impl Simulation {
             self.dispatch_free_at = start + per_txn * batch.count as u64;
             self.queue.schedule(self.dispatch_free_at, Event::DispatchDone { die });
         }
+    }
+
+    /// Under FIFO scheduling a die may not start while another die of its chip waits with an
+    /// older transaction.
+    fn blocked_by_fifo(&self, die: u32) -> bool {
+        if self.tsu.policy() != Scheduling::Fifo {
+            return false;
+        }
+        let Some(mine) = self.tsu.oldest_waiting(die, &self.txns) else { return false };
+        let g = &self.ftl.geometry;
+        let first = g.chip_of_die(die) * g.dies_per_chip;
+        (first..first + g.dies_per_chip)
+            .any(|d| d != die && self.tsu.oldest_waiting(d, &self.txns).is_some_and(|s| s < mine))
     }
 
     /// Holds the channel for `duration` from when it is next free; returns the start.
@@ -238,6 +259,12 @@ impl Simulation {
             self.complete_txn(id);
         }
         self.touched_dies.push(die);
+        if self.tsu.policy() == Scheduling::Fifo {
+            // Dies of this chip that waited behind this one's older work may go now.
+            let g = &self.ftl.geometry;
+            let first = g.chip_of_die(die) * g.dies_per_chip;
+            self.touched_dies.extend(first..first + g.dies_per_chip);
+        }
     }
 
     fn complete_txn(&mut self, id: u32) {

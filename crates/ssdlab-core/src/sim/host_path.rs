@@ -105,30 +105,21 @@ impl Simulation {
         }
     }
 
-    /// Fetches commands round robin over the submission queues, one per queue per turn, while a
-    /// queue has fewer than QueueFetchSize requests inside the device.
+    /// Fetches commands while the controller has free command slots, choosing queues by the
+    /// configured arbitration among those with a command and fewer than QueueFetchSize requests
+    /// inside the device.
     pub(super) fn try_fetch(&mut self) {
-        let n = self.flows.len();
-        loop {
-            let mut fetched = false;
-            for k in 0..n {
-                let f = (self.fetch_next_flow + k) % n;
-                let flow = &mut self.flows[f];
-                if flow.in_device >= self.queue_fetch_size {
-                    continue;
-                }
-                let Some(request) = flow.sq.pop_front() else { continue };
-                flow.in_device += 1;
-                if let Some(waiting) = flow.backlog.pop_front() {
-                    flow.sq.push_back(waiting);
-                }
-                self.fetch(request);
-                fetched = true;
+        while self.requests_in_device < self.max_requests_in_device {
+            let (flows, qfs) = (&self.flows, self.queue_fetch_size);
+            let Some(f) = self.arbiter.pick(|f| !flows[f].sq.is_empty() && flows[f].in_device < qfs) else { break };
+            let flow = &mut self.flows[f];
+            let request = flow.sq.pop_front().expect("eligible queues have a command");
+            flow.in_device += 1;
+            if let Some(waiting) = flow.backlog.pop_front() {
+                flow.sq.push_back(waiting);
             }
-            if !fetched {
-                break;
-            }
-            self.fetch_next_flow = (self.fetch_next_flow + 1) % n;
+            self.requests_in_device += 1;
+            self.fetch(request);
         }
     }
 
@@ -175,6 +166,7 @@ impl Simulation {
         flow.stats.record(r.is_read, r.arrival, now, r.sectors as u64 * SECTOR_BYTES, &breakdown);
         flow.in_device -= 1;
         flow.completed += 1;
+        self.requests_in_device -= 1;
         if let Some(log) = &mut self.completion_log {
             log.push((r.flow, r.seq));
         }

@@ -203,6 +203,8 @@ impl Simulation {
             queued_at: self.now(),
             spent: Breakdown::default(),
             next_waiting: NO_TXN,
+            priority: crate::config::Priority::Medium as u8,
+            seq: 0,
         });
         self.enqueue_write(id);
     }

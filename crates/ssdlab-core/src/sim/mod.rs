@@ -89,6 +89,7 @@ enum Source {
 
 struct Flow {
     name: String,
+    priority: crate::config::Priority,
     source: Source,
     closed_loop_depth: Option<u32>,
     /// Open-loop and trace flows read one request ahead; it is due at its arrival time.
@@ -150,8 +151,10 @@ pub struct Simulation {
     stalled_writes: Vec<VecDeque<u32>>,
     /// GC moves waiting for an erased block (only when blocks have been retired).
     stalled_gc_writes: Vec<VecDeque<u32>>,
-    fetch_next_flow: usize,
+    arbiter: crate::host::Arbiter,
     queue_fetch_size: u32,
+    max_requests_in_device: u32,
+    requests_in_device: u32,
     /// Dies that may have work to start once the current event is handled.
     touched_dies: Vec<u32>,
     counters: FlashCounters,
@@ -185,7 +188,7 @@ impl Simulation {
             timing,
             queue: EventQueue::new(),
             pcie: PcieLink::new(&config.host),
-            tsu: Tsu::new(g),
+            tsu: Tsu::new(g).with_policy(config.controller.scheduling),
             txns: Slab::default(),
             requests: Slab::default(),
             flows,
@@ -197,8 +200,13 @@ impl Simulation {
             copyback: config.ftl.copyback,
             stalled_writes: vec![VecDeque::new(); g.planes as usize],
             stalled_gc_writes: vec![VecDeque::new(); g.planes as usize],
-            fetch_next_flow: 0,
+            arbiter: crate::host::Arbiter::new(
+                &config.host,
+                &config.flows.iter().map(|f| f.priority.unwrap_or_default()).collect::<Vec<_>>(),
+            ),
             queue_fetch_size: config.host.queue_fetch_size,
+            max_requests_in_device: config.host.max_requests_in_device,
+            requests_in_device: 0,
             touched_dies: Vec::with_capacity(64),
             counters: FlashCounters::default(),
             mapping: mapping_path::MappingState::new(&config, g),
@@ -420,6 +428,7 @@ fn build_flows(config: &Config, geometry: &Geometry, base_dir: &Path) -> Result<
         };
         flows.push(Flow {
             name: fc.name.clone().unwrap_or_else(|| format!("flow-{i}")),
+            priority: fc.priority.unwrap_or_default(),
             source,
             closed_loop_depth,
             next: None,
