@@ -7,6 +7,7 @@
 //! checked against.
 
 pub mod analytic;
+pub mod cache;
 pub mod config;
 pub mod engine;
 pub mod flash;

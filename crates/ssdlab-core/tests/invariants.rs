@@ -21,10 +21,11 @@ fn flow_strategy() -> impl Strategy<Value = String> {
         1u64..=800,
         prop::bool::ANY,
         prop::sample::select(vec!["urgent", "high", "medium", "low"]),
+        prop::sample::select(vec!["off", "write", "read", "write-read"]),
     )
-        .prop_map(|(read, sectors, address, arrival, requests, aligned, priority)| {
+        .prop_map(|(read, sectors, address, arrival, requests, aligned, priority, cache_mode)| {
             let mut flow = format!(
-                "[[flows]]\npriority = \"{priority}\"\nread_fraction = {read:.3}\nrequest_size = \"{sectors}sectors\"\naddress = \"{address}\"\n{arrival}\nrequests = {requests}\n"
+                "[[flows]]\npriority = \"{priority}\"\ncache_mode = \"{cache_mode}\"\nread_fraction = {read:.3}\nrequest_size = \"{sectors}sectors\"\naddress = \"{address}\"\n{arrival}\nrequests = {requests}\n"
             );
             if address == "hotcold" {
                 flow.push_str("hot_fraction = 0.2\nhot_traffic = 0.8\n");
@@ -51,14 +52,15 @@ fn case_strategy() -> impl Strategy<Value = Case> {
             prop::sample::select(vec!["fifo", "out-of-order", "priority"]),
             prop::sample::select(vec!["round-robin", "weighted-round-robin"]),
             prop::bool::ANY,
+            (prop::sample::select(vec![32u32, 64, 256]), prop::sample::select(vec!["shared", "partitioned"])),
         ),
         prop::collection::vec(flow_strategy(), 1..=3),
         any::<u64>(),
     )
-        .prop_map(|((ch, chips, dies, planes), (blocks, pages, page_size), (op, occupancy, spread, dispatch, policy, wl_threshold, ideal, scheduling, arbitration, preemptible), flows, seed)| {
+        .prop_map(|((ch, chips, dies, planes), (blocks, pages, page_size), (op, occupancy, spread, dispatch, policy, wl_threshold, ideal, scheduling, arbitration, preemptible, (cache_kib, cache_sharing)), flows, seed)| {
             let layout = if spread { "spread" } else { "packed" };
             let toml = format!(
-                "seed = {seed}\n[host]\narbitration = \"{arbitration}\"\nmax_requests_in_device = 6\n[controller]\nscheduling = \"{scheduling}\"\ndispatch_read = \"{dispatch}\"\ndispatch_write = \"{dispatch}\"\n[ftl]\npreemptible_gc = {preemptible}\ncopyback = {preemptible}\nover_provisioning = {op:.3}\ngc_policy = \"{policy}\"\nstatic_wear_leveling_threshold = {wl_threshold}\nideal_mapping = {ideal}\ncmt_capacity = \"1KiB\"\n[flash]\nchannels = {ch}\nchips_per_channel = {chips}\ndies_per_chip = {dies}\nplanes_per_die = {planes}\nblocks_per_plane = {blocks}\npages_per_block = {pages}\npage_size = \"{page_size}\"\n[precondition]\noccupancy = {occupancy:.3}\nlayout = \"{layout}\"\n{}",
+                "seed = {seed}\n[host]\narbitration = \"{arbitration}\"\nmax_requests_in_device = 6\n[controller]\nscheduling = \"{scheduling}\"\ndispatch_read = \"{dispatch}\"\ndispatch_write = \"{dispatch}\"\n[ftl]\npreemptible_gc = {preemptible}\ncopyback = {preemptible}\nover_provisioning = {op:.3}\ngc_policy = \"{policy}\"\nstatic_wear_leveling_threshold = {wl_threshold}\nideal_mapping = {ideal}\ncmt_capacity = \"1KiB\"\n[flash]\nchannels = {ch}\nchips_per_channel = {chips}\ndies_per_chip = {dies}\nplanes_per_die = {planes}\nblocks_per_plane = {blocks}\npages_per_block = {pages}\npage_size = \"{page_size}\"\n[precondition]\noccupancy = {occupancy:.3}\nlayout = \"{layout}\"\n[cache]\ncapacity = \"{cache_kib}KiB\"\nsharing = \"{cache_sharing}\"\n{}",
                 flows.join("\n")
             );
             Case { toml }

@@ -42,6 +42,8 @@ pub struct Config {
     #[serde(default)]
     pub controller: ControllerConfig,
     #[serde(default)]
+    pub cache: CacheConfig,
+    #[serde(default)]
     pub ftl: FtlConfig,
     #[serde(default)]
     pub flash: FlashConfig,
@@ -218,6 +220,60 @@ impl Default for ControllerConfig {
             dispatch_erase: Duration::lit("0ns"),
             scheduling: Scheduling::OutOfOrder,
         }
+    }
+}
+
+/// The data cache in the controller's DRAM. Flows use it according to their `cache_mode`.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CacheConfig {
+    /// DRAM for cached data (MQSim's Data_Cache_Capacity); lines are one flash page each.
+    pub capacity: Size,
+    pub sharing: Sharing,
+    pub dram_row_size: Size,
+    /// Transfers per second on the DRAM bus, and bytes per transfer (MQSim's data rate and burst size).
+    pub dram_data_rate: TransferRate,
+    pub dram_burst_bytes: u32,
+    pub dram_trcd: Duration,
+    pub dram_tcl: Duration,
+    pub dram_trp: Duration,
+}
+
+impl Default for CacheConfig {
+    fn default() -> Self {
+        Self {
+            capacity: Size::lit("256MiB"),
+            sharing: Sharing::Shared,
+            dram_row_size: Size::lit("8KiB"),
+            dram_data_rate: TransferRate::lit("100MT/s"),
+            dram_burst_bytes: 1,
+            dram_trcd: Duration::lit("13ns"),
+            dram_tcl: Duration::lit("13ns"),
+            dram_trp: Duration::lit("13ns"),
+        }
+    }
+}
+
+/// What a flow keeps in the data cache.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum CacheMode {
+    /// Writes complete in DRAM and reach flash on eviction; reads are served from cached data.
+    Write,
+    /// Data read from flash is kept for later reads; writes go to flash.
+    Read,
+    WriteRead,
+    /// The flow bypasses the cache.
+    #[default]
+    Off,
+}
+
+impl CacheMode {
+    pub fn caches_writes(self) -> bool {
+        matches!(self, CacheMode::Write | CacheMode::WriteRead)
+    }
+    pub fn caches_reads(self) -> bool {
+        matches!(self, CacheMode::Read | CacheMode::WriteRead)
     }
 }
 
@@ -536,6 +592,8 @@ pub struct FlowConfig {
     pub sq_depth: Option<u32>,
     /// NVMe priority class of the flow's queue (default medium).
     pub priority: Option<Priority>,
+    /// How the flow uses the data cache (default off).
+    pub cache_mode: Option<CacheMode>,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]

@@ -36,6 +36,7 @@ pub fn validate(config: &Config) -> Result<(), ConfigError> {
     validate_host(&config.host)?;
     validate_flash(&config.flash)?;
     validate_ftl(config)?;
+    validate_cache(config)?;
     fraction("precondition.occupancy", config.precondition.occupancy, false, false)?;
     if let Some(t) = &config.run.max_simulated_time {
         if t.value == 0 {
@@ -196,6 +197,34 @@ fn validate_ftl(config: &Config) -> Result<(), ConfigError> {
                 ftl.over_provisioning, geometry.blocks_per_plane, reserve, needed
             ),
         ));
+    }
+    Ok(())
+}
+
+fn validate_cache(config: &Config) -> Result<(), ConfigError> {
+    if !config.flows.iter().any(|f| f.cache_mode.unwrap_or_default() != CacheMode::Off) {
+        return Ok(());
+    }
+    let c = &config.cache;
+    let page = config.flash.page_size.value;
+    if page / SECTOR_BYTES > 64 {
+        return Err(ConfigError::new(
+            "flash.page_size",
+            format!(
+                "the data cache tracks at most 64 sectors (32 KiB) per page, got \"{}\"",
+                config.flash.page_size.text
+            ),
+        ));
+    }
+    if c.capacity.value < page {
+        return Err(ConfigError::new(
+            "cache.capacity",
+            format!("must hold at least one {page}-byte page when a flow uses the cache, got \"{}\"", c.capacity.text),
+        ));
+    }
+    at_least_one("cache.dram_burst_bytes", c.dram_burst_bytes)?;
+    if c.dram_row_size.value == 0 {
+        return Err(ConfigError::new("cache.dram_row_size", "must be greater than zero"));
     }
     Ok(())
 }

@@ -114,6 +114,10 @@ pub struct Transaction {
     pub next_waiting: u32,
     /// NVMe priority class of the flow it serves (0 = urgent .. 3 = low).
     pub priority: u8,
+    /// The flow it serves (for FTL-internal work: 0).
+    pub flow: u16,
+    /// First sector of the page it covers (with `sectors`, which sectors a host page touches).
+    pub first_sector: u16,
     /// Arrival order at its die queue.
     pub seq: u64,
 }

@@ -2,7 +2,7 @@
 //! allocation, garbage collection, and the die / channel timeline of each flash command.
 
 use super::{DieState, Event, Simulation};
-use crate::config::{Priority, Scheduling};
+use crate::config::{CacheMode, Priority, Scheduling};
 use crate::flash::SECTOR_BYTES;
 use crate::ftl::blocks::Stream;
 use crate::ftl::mapping::UNMAPPED;
@@ -13,20 +13,31 @@ use super::mapping_path::NO_TXN;
 use crate::time::SimTime;
 
 impl Simulation {
-    /// The command is in the device: split it into page transactions, each translated on its own.
+    /// The command is in the device. A write the flow caches goes to the data cache; otherwise
+    /// the request is split into page transactions, each translated on its own, and pages of a
+    /// read that the cache holds are served from DRAM.
     pub(super) fn on_command_arrived(&mut self, request: u32) {
         let (is_read, start, sectors) = self.request_sectors(request);
+        let flow = self.requests_flow(request);
+        let mode = self.cache.mode(flow);
+        if !is_read && mode.caches_writes() && self.cache_write(request) {
+            return;
+        }
         let spp = self.ftl.geometry.sectors_per_page;
         let end = start + sectors as u64;
-        let first_lpa = start / spp;
-        let last_lpa = (end - 1) / spp;
-        self.set_pending(request, (last_lpa - first_lpa + 1) as u32);
         let kind = if is_read { TxnKind::UserRead } else { TxnKind::UserWrite };
-        let priority = self.flows[self.requests_flow(request)].priority as u8;
-        for lpa in first_lpa..=last_lpa {
+        let priority = self.flows[flow].priority as u8;
+        let (mut pending, mut hit_bytes) = (0u32, 0u64);
+        for lpa in start / spp..=(end - 1) / spp {
             let page_start = lpa * spp;
+            let first = start.max(page_start) - page_start;
             // Sectors of this page the request covers.
-            let covered = (end.min(page_start + spp) - start.max(page_start)) as u32;
+            let covered = (end.min(page_start + spp) - page_start - first) as u32;
+            if is_read && mode != CacheMode::Off && self.cache.read_hit(flow, lpa as u32, sector_mask(first, covered)) {
+                hit_bytes += covered as u64 * SECTOR_BYTES;
+                continue;
+            }
+            pending += 1;
             let id = self.txns.insert(Transaction {
                 kind,
                 request,
@@ -38,10 +49,17 @@ impl Simulation {
                 spent: Breakdown::default(),
                 next_waiting: NO_TXN,
                 priority,
+                flow: flow as u16,
+                first_sector: first as u16,
                 seq: 0,
             });
             self.start_user_page(id);
         }
+        if hit_bytes > 0 {
+            pending += 1;
+            self.serve_from_cache(request, hit_bytes);
+        }
+        self.set_pending(request, pending);
     }
 
     /// Creates a transaction on a known physical page and queues it at its die.
@@ -61,6 +79,8 @@ impl Simulation {
             next_waiting: NO_TXN,
             // FTL work (GC, translation pages) is not any one flow's: the middle class.
             priority: Priority::Medium as u8,
+            flow: 0,
+            first_sector: 0,
             seq: 0,
         });
         self.push_to_die(id, kind.class(), plane);
@@ -92,7 +112,7 @@ impl Simulation {
         self.txns.get_mut(id).ppa = ppa;
         self.push_to_die(id, t.kind.class(), t.plane);
         if t.kind == TxnKind::UserWrite {
-            self.note_host_map_update(t.request, t.lpa);
+            self.note_host_map_update(t.flow as usize, t.lpa);
         }
         if self.ftl.needs_gc(t.plane) {
             self.start_gc(t.plane);
@@ -273,7 +293,13 @@ impl Simulation {
             TxnKind::UserRead => {
                 self.txns.remove(id);
                 let sent = self.send_read_data(t.sectors as u64 * SECTOR_BYTES);
+                self.cache.fill_after_read(t.flow as usize, t.lpa, sector_mask(t.first_sector as u64, t.sectors));
                 self.finish_part(t.request, &t.spent, sent);
+            }
+            TxnKind::UserWrite if t.request == NO_REQUEST => {
+                // A dirty cache line reached flash.
+                self.txns.remove(id);
+                self.on_flush_done(t.flow as usize, t.lpa);
             }
             TxnKind::UserWrite => {
                 self.txns.remove(id);
@@ -362,4 +388,11 @@ impl Simulation {
             self.place_write(id);
         }
     }
+}
+
+/// Bit mask of `count` sectors starting at sector `first` of a page.
+#[inline]
+pub(super) fn sector_mask(first: u64, count: u32) -> u64 {
+    let ones = if count >= 64 { u64::MAX } else { (1u64 << count) - 1 };
+    ones << first
 }

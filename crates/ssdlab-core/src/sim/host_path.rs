@@ -96,6 +96,7 @@ impl Simulation {
             command_at: 0,
             arrived_at: 0,
             breakdown: Breakdown::default(),
+            cache_bytes: 0,
         });
         flow.issued += 1;
         if flow.sq.len() < flow.sq_depth as usize {
@@ -186,6 +187,16 @@ impl Simulation {
     #[inline]
     pub(super) fn requests_flow(&self, request: u32) -> usize {
         self.requests.get(request).flow as usize
+    }
+
+    pub(super) fn set_cache_bytes(&mut self, request: u32, bytes: u64) {
+        self.requests.get_mut(request).cache_bytes = bytes;
+    }
+
+    /// (is a read, when the command was in the device, bytes served by the cache).
+    pub(super) fn cache_view(&self, request: u32) -> (bool, SimTime, u64) {
+        let r = self.requests.get(request);
+        (r.is_read, r.arrived_at, r.cache_bytes)
     }
 
     pub(super) fn set_pending(&mut self, request: u32, pending: u32) {

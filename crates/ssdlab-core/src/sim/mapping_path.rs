@@ -56,11 +56,18 @@ impl MappingState {
     }
 }
 
+impl MappingState {
+    /// Translation pages being read for waiting host pages.
+    pub fn pending_reads(&self) -> usize {
+        self.waiting.len()
+    }
+}
+
 impl Simulation {
     /// A new page of a host request: translate its address, through the CMT unless it is ideal.
     pub(super) fn start_user_page(&mut self, id: u32) {
         let t = *self.txns.get(id);
-        let flow = self.requests_flow(t.request);
+        let flow = t.flow as usize;
         let m = &mut self.mapping;
         m.counts[flow].lookups += 1;
         if m.ideal || m.partitions[m.partition_of_flow[flow]].touch(t.lpa) {
@@ -99,8 +106,7 @@ impl Simulation {
             t.next_waiting = NO_TXN;
             t.spent.add(Step::CmtMissWait, now - t.queued_at);
             t.queued_at = now;
-            let (request, lpa) = (t.request, t.lpa);
-            let flow = self.requests_flow(request);
+            let (flow, lpa) = (t.flow as usize, t.lpa);
             self.cache_entry(flow, lpa);
             self.resolve_user_page(id);
         }
@@ -152,11 +158,10 @@ impl Simulation {
     }
 
     /// A host write changed `lpa`'s mapping: its cached entry is now dirty.
-    pub(super) fn note_host_map_update(&mut self, request: u32, lpa: u32) {
+    pub(super) fn note_host_map_update(&mut self, flow: usize, lpa: u32) {
         if self.mapping.ideal {
             return;
         }
-        let flow = self.requests_flow(request);
         self.cache_entry(flow, lpa);
         let m = &mut self.mapping;
         let epoch = m.epochs[(lpa / m.per_tpage) as usize];
@@ -204,6 +209,8 @@ impl Simulation {
             spent: Breakdown::default(),
             next_waiting: NO_TXN,
             priority: crate::config::Priority::Medium as u8,
+            flow: 0,
+            first_sector: 0,
             seq: 0,
         });
         self.enqueue_write(id);

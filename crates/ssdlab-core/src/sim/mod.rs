@@ -7,6 +7,7 @@
 //! out -> PCIe data -> completion entry. `host_path.rs` has the host half, `flash_path.rs` the
 //! FTL and flash half.
 
+mod cache_path;
 mod flash_path;
 mod host_path;
 mod mapping_path;
@@ -60,6 +61,8 @@ enum Event {
     DieDone { die: u32 },
     /// The completion entry has been posted in the flow's completion queue.
     RequestCompleted { request: u32 },
+    /// The request's data-cache access (DRAM) is done.
+    CacheAccessDone { request: u32 },
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -80,6 +83,8 @@ struct Request {
     arrived_at: SimTime,
     /// Steps after the host side, from the transaction that finished last.
     breakdown: Breakdown,
+    /// Bytes served by (or written into) the data cache.
+    cache_bytes: u64,
 }
 
 enum Source {
@@ -159,6 +164,7 @@ pub struct Simulation {
     touched_dies: Vec<u32>,
     counters: FlashCounters,
     mapping: mapping_path::MappingState,
+    cache: cache_path::CacheState,
     finished: bool,
     /// Wall time spent simulating, and building the device before that.
     wall: WallDuration,
@@ -210,6 +216,7 @@ impl Simulation {
             touched_dies: Vec::with_capacity(64),
             counters: FlashCounters::default(),
             mapping: mapping_path::MappingState::new(&config, g),
+            cache: cache_path::CacheState::new(&config),
             finished: false,
             wall: WallDuration::ZERO,
             setup_wall: WallDuration::ZERO,
@@ -280,6 +287,7 @@ impl Simulation {
             Event::CellReadDone { die } => self.on_cell_read_done(die),
             Event::DieDone { die } => self.on_die_done(die),
             Event::RequestCompleted { request } => self.on_request_completed(request),
+            Event::CacheAccessDone { request } => self.on_cache_access_done(request),
         }
         Ok(())
     }
@@ -322,14 +330,20 @@ impl Simulation {
     fn stall_report(&self) -> String {
         let g = &self.ftl.geometry;
         let stuck: Vec<u32> = (0..g.planes).filter(|&p| !self.stalled_writes[p as usize].is_empty()).collect();
+        let queued: usize = (0..g.dies).map(|d| self.tsu.queued(d)).sum();
         format!(
-            "end of life at {:.6} s: {} requests can never complete because {} plane(s) (first: {}) have no erased block left for their writes; {} blocks were retired after {} P/E cycles (ftl.pe_cycle_limit)",
+            "end of life at {:.6} s: {} requests can never complete because {} plane(s) (first: {}) have no erased block left for their writes; {} blocks were retired after {} P/E cycles (ftl.pe_cycle_limit) [in flight: {} transactions, {} queued at idle dies, {} writes waiting for cache space (cache lines free/flushing/used/capacity {:?}), {} pending translation reads]",
             crate::time::ps_to_seconds(self.now()),
             self.requests.live(),
             stuck.len(),
             stuck.first().map_or("none".to_string(), |p| p.to_string()),
             self.ftl.blocks.retired_blocks,
-            self.config.ftl.pe_cycle_limit
+            self.config.ftl.pe_cycle_limit,
+            self.txns.live(),
+            queued,
+            self.cache.waiting_writes(),
+            self.cache.occupancy(),
+            self.mapping.pending_reads(),
         )
     }
 

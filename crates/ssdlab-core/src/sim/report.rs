@@ -1,7 +1,9 @@
 //! Turns the simulation's counters into the results document and a summary table.
 
 use super::Simulation;
-use crate::stats::results::{CmtSummary, DeviceResults, FlashSummary, FlowResults, WearSummary, SCHEMA};
+use crate::stats::results::{
+    CacheSummary, CmtSummary, DeviceResults, FlashSummary, FlowCacheSummary, FlowResults, WearSummary, SCHEMA,
+};
 use crate::stats::{FlowStats, GcSummary, Results};
 use crate::time::ps_to_seconds;
 
@@ -15,6 +17,9 @@ impl Simulation {
             .map(|(i, f)| {
                 device.merge(&f.stats);
                 let counts = self.mapping.counts[i];
+                let cache = self.cache.counts[i];
+                let cache_hit_rate =
+                    if cache.read_lookups == 0 { 0.0 } else { cache.read_hits as f64 / cache.read_lookups as f64 };
                 let cmt_hit_rate = if counts.lookups == 0 { 0.0 } else { counts.hits as f64 / counts.lookups as f64 };
                 let (reads, writes, iops, bandwidth_mib_s) = f.stats.summaries();
                 FlowResults {
@@ -30,6 +35,8 @@ impl Simulation {
                         hits: counts.hits,
                         misses: counts.lookups - counts.hits,
                     },
+                    cache_hit_rate,
+                    cache: FlowCacheSummary { read_lookups: cache.read_lookups, read_hits: cache.read_hits },
                     requests: f.issued,
                     interval_seconds: ps_to_seconds(f.stats.interval_ps()),
                 }
@@ -74,6 +81,11 @@ impl Simulation {
                     translation_page_writes: s.mapping_programs,
                     max_erase_count: self.ftl.blocks.max_erase_count(),
                     channel_utilisation: self.channel_busy_ps.iter().map(|&b| b as f64 / now).collect(),
+                },
+                cache: CacheSummary {
+                    flushes: self.cache.flushes,
+                    writes_waited: self.cache.writes_waited,
+                    dram_utilisation: self.cache.dram_busy_ps() as f64 / now,
                 },
                 wear: WearSummary {
                     min_erase_count: self.ftl.blocks.min_erase_count(),

@@ -23,6 +23,8 @@ pub enum Step {
     Firmware,
     /// Waiting for a translation page read after a cached-mapping-table miss.
     CmtMissWait,
+    /// The data cache: waiting for space for a write, and the DRAM transfer.
+    CacheDram,
     /// Waiting in the die's transaction queue (behind other work, GC, or for free space).
     ChipQueueWait,
     /// Command and address cycles on the channel, with any wait for the channel.
@@ -37,7 +39,7 @@ pub enum Step {
     Completion,
 }
 
-pub const STEPS: usize = 10;
+pub const STEPS: usize = 11;
 
 impl Step {
     pub const ALL: [Step; STEPS] = [
@@ -45,6 +47,7 @@ impl Step {
         Step::CommandTransfer,
         Step::Firmware,
         Step::CmtMissWait,
+        Step::CacheDram,
         Step::ChipQueueWait,
         Step::CommandAddress,
         Step::CellOperation,
@@ -59,6 +62,7 @@ impl Step {
             Step::CommandTransfer => "command_transfer",
             Step::Firmware => "firmware",
             Step::CmtMissWait => "cmt_miss_wait",
+            Step::CacheDram => "cache_dram",
             Step::ChipQueueWait => "chip_queue_wait",
             Step::CommandAddress => "command_address",
             Step::CellOperation => "cell_operation",

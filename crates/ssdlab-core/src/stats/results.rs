@@ -38,6 +38,22 @@ pub struct CmtSummary {
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct FlowCacheSummary {
+    pub read_lookups: u64,
+    pub read_hits: u64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct CacheSummary {
+    /// Dirty lines written to flash to make room.
+    pub flushes: u64,
+    /// Cached writes that had to wait for space.
+    pub writes_waited: u64,
+    /// Fraction of the simulated time the DRAM was busy.
+    pub dram_utilisation: f64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct GcSummary {
     pub blocks_erased: u64,
     pub pages_moved: u64,
@@ -85,6 +101,7 @@ pub struct DeviceResults {
     pub gc: GcSummary,
     pub flash: FlashSummary,
     pub wear: WearSummary,
+    pub cache: CacheSummary,
     pub logical_capacity_bytes: u64,
     pub physical_capacity_bytes: u64,
 }
@@ -101,6 +118,9 @@ pub struct FlowResults {
     /// Fraction of this flow's mapping lookups that hit the cached mapping table (1 when ideal).
     pub cmt_hit_rate: f64,
     pub cmt: CmtSummary,
+    /// Fraction of this flow's page reads the data cache served (0 when it does not use the cache).
+    pub cache_hit_rate: f64,
+    pub cache: FlowCacheSummary,
     /// Requests the flow issued (all of them complete before the run ends).
     pub requests: u64,
     /// Simulated seconds from the flow's first arrival to its last completion.
