@@ -54,7 +54,8 @@ fn weighted_round_robin_favours_the_high_priority_queue() {
 #[test]
 fn priority_scheduling_serves_the_urgent_flow_first_at_the_dies() {
     let prio = run(&format!("{DEVICE}\n[controller]\nscheduling = \"priority\"\n{}", two_readers("urgent", "low", 32)));
-    let ooo = run(&format!("{DEVICE}\n{}", two_readers("urgent", "low", 32)));
+    let ooo =
+        run(&format!("{DEVICE}\n[controller]\nscheduling = \"out-of-order\"\n{}", two_readers("urgent", "low", 32)));
     let (u, l) = (prio.flows[0].reads.latency_us.mean, prio.flows[1].reads.latency_us.mean);
     assert!(u < l * 0.5, "urgent {u:.0} us vs low {l:.0} us");
     assert!(share(&prio) > 2.0, "urgent completed {:.2}x what low did", share(&prio));
@@ -66,7 +67,7 @@ fn priority_scheduling_serves_the_urgent_flow_first_at_the_dies() {
 fn fifo_scheduling_loses_die_parallelism_to_head_of_line_blocking() {
     let flow = "[[flows]]\nread_fraction = 1.0\nqueue_depth = 32\nrequests = 4000\n";
     let fifo = run(&format!("{DEVICE}\n[controller]\nscheduling = \"fifo\"\n{flow}"));
-    let ooo = run(&format!("{DEVICE}\n{flow}"));
+    let ooo = run(&format!("{DEVICE}\n[controller]\nscheduling = \"out-of-order\"\n{flow}"));
     assert!(
         fifo.flows[0].iops < ooo.flows[0].iops * 0.9,
         "FIFO {:.0} vs out-of-order {:.0} IOPS",

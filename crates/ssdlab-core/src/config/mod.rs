@@ -218,7 +218,7 @@ impl Default for ControllerConfig {
             dispatch_read: Duration::lit("0ns"),
             dispatch_write: Duration::lit("0ns"),
             dispatch_erase: Duration::lit("0ns"),
-            scheduling: Scheduling::OutOfOrder,
+            scheduling: Scheduling::Priority,
         }
     }
 }
@@ -328,7 +328,7 @@ impl Default for FtlConfig {
             allocation: "CWDP".into(),
             over_provisioning: 0.07,
             gc_threshold: 0.05,
-            gc_policy: GcPolicy::Greedy,
+            gc_policy: GcPolicy::Rga,
             gc_rga_candidates: 10,
             cmt_capacity: Size::lit("2MiB"),
             cmt_sharing: Sharing::Shared,
