@@ -88,10 +88,12 @@ impl Tsu {
             // Strict arrival order: the queue whose head came first.
             (0..queues.len()).filter(|&i| !queues[i].is_empty()).min_by_key(|&i| slab.get(queues[i][0]).seq)?
         } else {
-            // The first class in service order with work, highest priority first within it.
+            // The first class in service order with work, highest priority first within it
+            // (only the priority policy fills more than the first queue of each class).
+            let levels = if self.policy == Scheduling::Priority { PRIORITIES } else { 1 };
             order
                 .iter()
-                .flat_map(|&c| (0..PRIORITIES).map(move |p| c as usize * PRIORITIES + p))
+                .flat_map(|&c| (0..levels).map(move |p| c as usize * PRIORITIES + p))
                 .find(|&i| !queues[i].is_empty())?
         };
         let class = Class::ORDER.iter().copied().find(|&c| c as usize == index / PRIORITIES).expect("valid class");
