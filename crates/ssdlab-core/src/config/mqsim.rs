@@ -9,7 +9,8 @@
 //! (`Preemptible_GC_Enabled` false, every channel id listed, `Intensity` under a queue-depth
 //! generator that never reads it). Unknown tags (typos) are warned about by name, with the closest
 //! known tag. Malformed XML, a value that is not a number where one is due, or an unknown enum
-//! value is a [`ConfigError`] naming the file, the line, the tag and the value.
+//! value is a [`ConfigError`] naming the file, the line, the tag and the value. A value MQSim
+//! takes but ssdlab's limits refuse is a warning, so that an override can still fix it.
 //!
 //! Keys that the schema may or may not have yet (wear leveling, P/E limit, per-flow seed) are
 //! looked up in the schema itself: mapped when the key exists, warned about otherwise.
@@ -446,9 +447,9 @@ fn edit_distance(a: &str, b: &str) -> usize {
 fn duration_ns(ns: u64) -> String {
     match ns {
         0 => "0ns".into(),
-        _ if ns % 1_000_000_000 == 0 => format!("{}s", ns / 1_000_000_000),
-        _ if ns % 1_000_000 == 0 => format!("{}ms", ns / 1_000_000),
-        _ if ns % 1_000 == 0 => format!("{}us", ns / 1_000),
+        _ if ns.is_multiple_of(1_000_000_000) => format!("{}s", ns / 1_000_000_000),
+        _ if ns.is_multiple_of(1_000_000) => format!("{}ms", ns / 1_000_000),
+        _ if ns.is_multiple_of(1_000) => format!("{}us", ns / 1_000),
         _ => format!("{ns}ns"),
     }
 }
@@ -457,9 +458,9 @@ fn size_bytes(bytes: u64) -> String {
     const KIB: u64 = 1024;
     match bytes {
         0 => "0B".into(),
-        _ if bytes % (KIB * KIB * KIB) == 0 => format!("{}GiB", bytes / (KIB * KIB * KIB)),
-        _ if bytes % (KIB * KIB) == 0 => format!("{}MiB", bytes / (KIB * KIB)),
-        _ if bytes % KIB == 0 => format!("{}KiB", bytes / KIB),
+        _ if bytes.is_multiple_of(KIB * KIB * KIB) => format!("{}GiB", bytes / (KIB * KIB * KIB)),
+        _ if bytes.is_multiple_of(KIB * KIB) => format!("{}MiB", bytes / (KIB * KIB)),
+        _ if bytes.is_multiple_of(KIB) => format!("{}KiB", bytes / KIB),
         _ => format!("{bytes}B"),
     }
 }
@@ -1110,8 +1111,14 @@ fn import_scenario(
 
     config.insert("flows".into(), Value::Array(flows.into_iter().map(|f| Value::Object(f.config)).collect()));
     let config = Value::Object(config);
-    Config::from_json_str(&config.to_string())
-        .map_err(|e| ConfigError::new(format!("{} scenario {n}: {}", options.workload_name, e.path), e.reason))?;
+    // A value MQSim accepts may still be outside ssdlab's limits (too little over-provisioning
+    // for its GC, say). That is not an import error: an override can fix it before the run, and
+    // the run refuses the config if nothing does.
+    if let Err(e) = Config::from_json_str(&config.to_string()) {
+        warnings.push(format!(
+            "ssdlab refuses scenario {n} as imported: {e}; change the value with --set (ssdlab run) or in the TOML (ssdlab import-mqsim)"
+        ));
+    }
     Ok(Scenario { config, warnings })
 }
 
