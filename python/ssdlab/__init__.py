@@ -1,23 +1,29 @@
 """ssdlab: a fast multi-queue SSD simulator with a Rust core.
 
 The usual entry point is :func:`simulate`, which takes a TOML file or a config dict and returns
-:class:`Results`; ``ssdlab run CONFIG`` does the same from the shell.
+:class:`Results`; ``ssdlab run CONFIG`` does the same from the shell. :func:`import_mqsim` reads
+MQSim's ssdconfig.xml and workload.xml (one :class:`Scenario` per IO_Scenario).
 """
 
 from ssdlab._core import ConfigError, TraceError
 from ssdlab._core import version as _core_version
 from ssdlab.api import simulate
-from ssdlab.config import apply_overrides, load_config
-from ssdlab.results import Results
+from ssdlab.config import apply_overrides, dump_toml, load_config
+from ssdlab.mqsim import Scenario, import_mqsim
+from ssdlab.results import Fairness, Results
 
 __version__ = _core_version()
 
 __all__ = [
     "ConfigError",
+    "Fairness",
     "Results",
+    "Scenario",
     "TraceError",
     "__version__",
     "apply_overrides",
+    "dump_toml",
+    "import_mqsim",
     "load_config",
     "simulate",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 from collections.abc import Callable, Iterable, Mapping
@@ -11,7 +12,8 @@ from typing import Any
 from ssdlab import _core
 from ssdlab._core import ConfigError
 from ssdlab.config import apply_overrides, load_config
-from ssdlab.results import Results
+from ssdlab.mqsim import Scenario
+from ssdlab.results import Fairness, FlowResults, Results
 
 # Events per step: small enough (tens of milliseconds) that Ctrl-C and progress reports stay
 # responsive, large enough that the Python round trip costs nothing measurable.
@@ -19,34 +21,61 @@ STEP_EVENTS = 200_000
 
 
 def simulate(
-    config: str | os.PathLike[str] | Mapping[str, Any],
+    config: str | os.PathLike[str] | Mapping[str, Any] | Scenario,
     *,
     overrides: Iterable[str] = (),
     base_dir: str | os.PathLike[str] | None = None,
     progress: Callable[[float], object] | None = None,
+    alone: bool = False,
 ) -> Results:
     """The one call a script or notebook needs: a config in, typed results out.
 
     `config` is a TOML file path (relative trace paths then resolve from its folder, so a config
-    and its traces move together) or the config as a dict (resolved from the current directory
-    unless `base_dir` is given). `overrides` are `key.path=value` strings, as with
+    and its traces move together), the config as a dict (resolved from the current directory
+    unless `base_dir` is given), or a :class:`~ssdlab.mqsim.Scenario` from
+    :func:`~ssdlab.import_mqsim` (resolved from the workload file's folder; its warnings are
+    added to the results'). `overrides` are `key.path=value` strings, as with
     ``ssdlab run --set``, so a sweep needs no config copies. The model runs in steps with the GIL
     released: other Python threads keep running, Ctrl-C stops a long run within milliseconds,
     and `progress` (if given) hears the fraction done after every step.
+
+    With `alone=True` each flow also runs alone on the same device (same config and seed, only
+    that flow) and ``results.fairness`` holds every flow's slowdown, the fairness index and the
+    weighted speedup. A single flow is its own alone run: slowdown 1.
     """
-    source: Path | None = None
-    if isinstance(config, Mapping):
+    source: str | None = None
+    extra_warnings: list[str] = []
+    if isinstance(config, Scenario):
+        document = copy.deepcopy(config.config)
+        default_dir = config.base_dir
+        source = f"scenario {config.index}"
+        extra_warnings = list(config.warnings)
+    elif isinstance(config, Mapping):
         document = dict(config)
         default_dir = Path.cwd()
     elif isinstance(config, str | os.PathLike):
-        source = Path(config)
-        document = load_config(source)
-        default_dir = source.parent
+        document = load_config(Path(config))
+        default_dir = Path(config).parent
+        source = str(config)
     else:
-        raise TypeError(f"config must be a path or a dict, not {type(config).__name__}")
+        raise TypeError(f"config must be a path, a dict or a Scenario, not {type(config).__name__}")
     document = apply_overrides(document, overrides)
     folder = Path(base_dir) if base_dir is not None else default_dir
 
+    if alone:
+        results = _run_with_alone(document, folder, source, progress)
+    else:
+        results = _run(document, folder, source, progress)
+    results.warnings.extend(extra_warnings)
+    return results
+
+
+def _run(
+    document: Mapping[str, Any],
+    folder: Path,
+    source: str | None,
+    progress: Callable[[float], object] | None,
+) -> Results:
     try:
         text = json.dumps(document, default=str)
     except ValueError as e:  # e.g. a circular reference in a hand-built dict
@@ -64,3 +93,75 @@ def simulate(
     if progress is not None:
         progress(1.0)
     return Results.from_json(sim.results_json())
+
+
+def _run_with_alone(
+    document: Mapping[str, Any],
+    folder: Path,
+    source: str | None,
+    progress: Callable[[float], object] | None,
+) -> Results:
+    """The shared run, then every flow alone on the same device, and the interference metrics."""
+    flows = document.get("flows")
+    count = len(flows) if isinstance(flows, list) else 0
+    runs = count + 1 if count > 1 else 1
+
+    def part(k: int) -> Callable[[float], object] | None:
+        if progress is None:
+            return None
+        return lambda fraction: progress((k + fraction) / runs)
+
+    shared = _run(document, folder, source, part(0))
+    names = [f.name for f in shared.flows]
+    shared_rt = {f.name: mean_response_time_us(f) for f in shared.flows}
+    if count <= 1:
+        alone_rt = dict(shared_rt)  # one flow alone is the shared run itself
+    else:
+        alone_rt = {}
+        for i, (name, flow) in enumerate(zip(names, flows, strict=True)):
+            solo = copy.deepcopy(dict(document))
+            # Keep the flow's name (a nameless flow would be renamed flow-0 when alone).
+            solo["flows"] = [{**copy.deepcopy(flow), "name": name}]
+            label = f"{source}, {name} alone" if source else f"{name} alone"
+            alone_rt[name] = mean_response_time_us(_run(solo, folder, label, part(i + 1)).flows[0])
+
+    shared.fairness, notes = fairness_metrics(names, shared_rt, alone_rt)
+    shared.warnings.extend(notes)
+    return shared
+
+
+def mean_response_time_us(flow: FlowResults) -> float:
+    """A flow's mean response time over all its requests: reads and writes weighted by count."""
+    reads, writes = flow.reads, flow.writes
+    count = reads.count + writes.count
+    if count == 0:
+        return 0.0
+    return (reads.count * reads.latency_us.mean + writes.count * writes.latency_us.mean) / count
+
+
+def fairness_metrics(
+    names: list[str], shared_rt: Mapping[str, float], alone_rt: Mapping[str, float]
+) -> tuple[Fairness, list[str]]:
+    """Slowdown S_i = RT_i(shared) / RT_i(alone), fairness F = min S / max S and weighted
+    speedup WS = sum RT_i(alone) / RT_i(shared), with notes about flows left out (no request)."""
+    slowdown: dict[str, float] = {}
+    notes = []
+    for name in names:
+        shared, alone = shared_rt[name], alone_rt[name]
+        if shared > 0 and alone > 0:
+            slowdown[name] = shared / alone
+        else:
+            notes.append(
+                f"fairness: flow {name} completed no request in the shared or alone run; left out"
+            )
+    values = list(slowdown.values())
+    fairness = min(values) / max(values) if values else 1.0
+    weighted_speedup = sum(1.0 / s for s in values)
+    metrics = Fairness(
+        slowdown=slowdown,
+        fairness=fairness,
+        weighted_speedup=weighted_speedup,
+        shared_mean_us=dict(shared_rt),
+        alone_mean_us=dict(alone_rt),
+    )
+    return metrics, notes

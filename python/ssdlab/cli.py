@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import textwrap
 import time
 from pathlib import Path
 from typing import Annotated, NoReturn
@@ -19,7 +20,8 @@ from rich.text import Text
 from ssdlab import __version__
 from ssdlab._core import ConfigError, TraceError
 from ssdlab.api import simulate
-from ssdlab.results import OpStats, Results
+from ssdlab.mqsim import Scenario, import_mqsim, is_mqsim_file, toml_paths
+from ssdlab.results import Fairness, OpStats, Results
 
 # Runs shorter than this finish before a progress bar would be worth drawing.
 PROGRESS_DELAY_SECONDS = 1.0
@@ -85,34 +87,108 @@ def _root(
 
 @app.command()
 def run(
-    config: Annotated[Path, typer.Argument(help="Configuration file (TOML).")],
+    config: Annotated[
+        Path,
+        typer.Argument(
+            help="Configuration: a TOML file, or MQSim's device file (ssdconfig.xml) followed by "
+            "its workload file.",
+            show_default=False,
+        ),
+    ],
+    workload: Annotated[
+        Path | None,
+        typer.Argument(
+            help="MQSim workload file (workload.xml), after the MQSim device file.",
+            show_default=False,
+        ),
+    ] = None,
     out: Annotated[
         Path | None,
-        typer.Option("--out", help="Folder for results.json [default: results/<config name>]."),
+        typer.Option(
+            "--out",
+            help="Folder for results.json [default: results/<config name>]; MQSim runs write "
+            "<folder>/scenario-<n>/results.json [default folder: results/<workload name>].",
+        ),
     ] = None,
     set_: Annotated[
         list[str] | None,
-        typer.Option("--set", help="Override one value: key.path=value (repeatable)."),
+        typer.Option(
+            "--set", help="Override one value: key.path=value (repeatable; every MQSim scenario)."
+        ),
     ] = None,
     seed: Annotated[int | None, typer.Option("--seed", help="Seed of the random streams.")] = None,
+    alone: Annotated[
+        bool,
+        typer.Option(
+            "--alone",
+            help="Also run each flow alone on the same device; report slowdown, fairness and "
+            "weighted speedup.",
+        ),
+    ] = False,
+    scenario: Annotated[
+        list[int] | None,
+        typer.Option("--scenario", help="MQSim runs: only scenario N (1 = first; repeatable)."),
+    ] = None,
 ) -> None:
-    """Simulate CONFIG, write results.json and print a summary."""
+    """Simulate CONFIG (or an MQSim file pair), write results.json and print a summary."""
     overrides = list(set_ or [])
     if seed is not None:
         overrides.append(f"seed={seed}")
-    out_dir = out if out is not None else Path("results") / config.stem
+    if workload is not None or is_mqsim_file(config):
+        _run_mqsim(config, workload, out, overrides, alone, scenario or [])
+        return
+    if scenario:
+        _fail("--scenario is for MQSim runs: ssdlab run SSDCONFIG.xml WORKLOAD.xml --scenario N")
+    results = _simulate(config, overrides, alone)
+    _save_and_show(results, out if out is not None else Path("results") / config.stem)
 
+
+def _run_mqsim(
+    ssdconfig: Path,
+    workload: Path | None,
+    out: Path | None,
+    overrides: list[str],
+    alone: bool,
+    only: list[int],
+) -> None:
+    if workload is None:
+        _fail(
+            f"an MQSim run needs the device file and the workload file: "
+            f"ssdlab run SSDCONFIG.xml WORKLOAD.xml (got only {ssdconfig})"
+        )
+    try:
+        scenarios = import_mqsim(ssdconfig, workload)
+    except (ConfigError, OSError) as e:
+        _fail(str(e))
+    for n in only:
+        if not 1 <= n <= len(scenarios):
+            _fail(f"--scenario {n}: {workload} has scenarios 1 to {len(scenarios)}")
+    out_dir = out if out is not None else Path("results") / workload.stem
+    for s in scenarios:
+        if only and s.index not in only:
+            continue
+        stdout.print(f"[bold]scenario {s.index} of {len(scenarios)}[/]")
+        results = _simulate(s, overrides, alone, label=f"scenario {s.index}: ")
+        _save_and_show(results, out_dir / f"scenario-{s.index}")
+
+
+def _simulate(
+    config: Path | Scenario, overrides: list[str], alone: bool, label: str = ""
+) -> Results:
     progress = _DelayedProgress(stderr, PROGRESS_DELAY_SECONDS)
     try:
         try:
-            results = simulate(config, overrides=overrides, progress=progress)
+            return simulate(config, overrides=overrides, progress=progress, alone=alone)
         finally:
             progress.close()
-    except (ConfigError, TraceError, OSError) as e:
-        _fail(str(e))
+    except (ConfigError, TraceError, OSError, RuntimeError) as e:
+        message = str(e)
+        _fail(message if message.startswith(label) else f"{label}{message}")
     except KeyboardInterrupt:
         _fail("interrupted", code=130)
 
+
+def _save_and_show(results: Results, out_dir: Path) -> None:
     target = out_dir / "results.json"
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -121,9 +197,53 @@ def run(
         _fail(f"cannot write {target}: {e.strerror or e}")
 
     _print_summary(results)
+    if results.fairness is not None:
+        _print_fairness(results.fairness)
     for warning in results.warnings:
         stdout.print(f"[yellow]warning:[/] {escape(warning)}")
     stdout.print(f"wrote {escape(str(target))}")
+
+
+@app.command("import-mqsim")
+def import_mqsim_command(
+    ssdconfig: Annotated[
+        Path, typer.Argument(help="MQSim device file (ssdconfig.xml).", show_default=False)
+    ],
+    workload: Annotated[
+        Path, typer.Argument(help="MQSim workload file (workload.xml).", show_default=False)
+    ],
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "-o",
+            "--out",
+            help="TOML file to write [default: <workload name>.toml]. Several scenarios go to "
+            "OUT-1.toml, OUT-2.toml, ... (scenario n in OUT-n.toml).",
+        ),
+    ] = None,
+) -> None:
+    """Convert MQSim's ssdconfig.xml + workload.xml to ssdlab TOML, one file per IO_Scenario."""
+    try:
+        scenarios = import_mqsim(ssdconfig, workload)
+    except (ConfigError, OSError) as e:
+        _fail(str(e))
+    out = out if out is not None else Path(f"{workload.stem}.toml")
+    paths = toml_paths(out, len(scenarios))
+    for s, path in zip(scenarios, paths, strict=True):
+        which = f", scenario {s.index} of {len(scenarios)}" if len(scenarios) > 1 else ""
+        comments = [f"Imported by ssdlab import-mqsim from {ssdconfig} and {workload}{which}."]
+        if s.warnings:
+            comments += ["", "What ssdlab does differently from MQSim here:"]
+            for w in s.warnings:
+                comments += textwrap.wrap(w, 96, initial_indent="- ", subsequent_indent="  ")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(s.to_toml(path, comments), encoding="utf-8")
+        except OSError as e:
+            _fail(f"cannot write {path}: {e.strerror or e}")
+        stdout.print(f"scenario {s.index}: wrote {escape(str(path))}")
+        for warning in s.warnings:
+            stdout.print(f"[yellow]warning:[/] {escape(warning)}")
 
 
 def _fail(message: str, code: int = 2) -> NoReturn:
@@ -180,6 +300,25 @@ def _print_summary(results: Results) -> None:
     stdout.print(
         f"simulated {results.simulated_seconds:.6f} s in {results.wall_seconds:.3f} s wall, "
         f"{results.events:,} events"
+    )
+
+
+def _print_fairness(fairness: Fairness) -> None:
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, padding=(0, 1, 0, 0))
+    table.add_column("flow", overflow="fold", min_width=8)
+    for column in ("shared mean", "alone mean", "slowdown"):
+        table.add_column(column, justify="right", no_wrap=True)
+    for name, slowdown in fairness.slowdown.items():
+        table.add_row(
+            Text(name),
+            f"{fairness.shared_mean_us[name]:.1f}",
+            f"{fairness.alone_mean_us[name]:.1f}",
+            f"{slowdown:.3f}",
+        )
+    stdout.print(table)
+    stdout.print(
+        f"fairness {fairness.fairness:.3f} (min/max slowdown), "
+        f"weighted speedup {fairness.weighted_speedup:.3f}"
     )
 
 

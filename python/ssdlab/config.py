@@ -7,6 +7,7 @@ problems that happen before the core sees it (file access, TOML syntax, malforme
 from __future__ import annotations
 
 import copy
+import json
 import os
 import re
 import tomllib
@@ -123,3 +124,118 @@ def _apply_one(config: dict[str, Any], item: str) -> None:
 
 def _is_index(part: str) -> bool:
     return part.isascii() and part.isdigit()
+
+
+# Sections and keys in the order the README documents them, so written configs read like the
+# examples; keys not listed follow in alphabetical order.
+_SECTION_ORDER = ("seed", "host", "controller", "cache", "ftl", "flash", "precondition", "run")
+_KEY_ORDER = {
+    "flash": (
+        "channels",
+        "chips_per_channel",
+        "dies_per_chip",
+        "planes_per_die",
+        "blocks_per_plane",
+        "pages_per_block",
+        "page_size",
+        "channel_width_bytes",
+        "channel_rate",
+        "technology",
+    ),
+    "timing": ("read", "program", "erase"),
+    "flows": (
+        "name",
+        "kind",
+        "path",
+        "format",
+        "time_scale",
+        "read_fraction",
+        "request_size",
+        "address",
+        "hot_fraction",
+        "hot_traffic",
+        "alignment",
+        "working_set",
+        "working_set_start",
+        "queue_depth",
+        "rate",
+        "requests",
+        "duration",
+        "sq_depth",
+        "priority",
+        "cache_mode",
+    ),
+}
+_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+def dump_toml(config: Mapping[str, Any], comments: Iterable[str] = ()) -> str:
+    """The config as TOML text that :func:`load_config` reads back to the same dict.
+
+    `comments` become ``#`` lines at the top (each may hold several lines).
+    """
+    lines = [f"# {line}".rstrip() for text in comments for line in str(text).split("\n")]
+    if lines:
+        lines.append("")
+    tables = {k: v for k, v in config.items() if isinstance(v, Mapping)}
+    arrays = {k: v for k, v in config.items() if _is_table_array(v)}
+    scalars = {k: v for k, v in config.items() if k not in tables and k not in arrays}
+    lines += [f"{_key(k)} = {_value(v)}" for k, v in _ordered(scalars, _SECTION_ORDER)]
+    for key, table in _ordered(tables, _SECTION_ORDER):
+        _table(lines, [key], table)
+    for key, items in _ordered(arrays, ()):
+        for item in items:
+            lines.append("")
+            lines.append(f"[[{_key(key)}]]")
+            lines += [
+                f"{_key(k)} = {_value(v)}" for k, v in _ordered(item, _KEY_ORDER.get(key, ()))
+            ]
+    return "\n".join(lines).lstrip("\n") + "\n"
+
+
+def _is_table_array(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and all(isinstance(v, Mapping) for v in value)
+
+
+def _ordered(table: Mapping[str, Any], order: Iterable[str]) -> list[tuple[str, Any]]:
+    rank = {k: i for i, k in enumerate(order)}
+    return sorted(table.items(), key=lambda kv: (rank.get(kv[0], len(rank)), kv[0]))
+
+
+def _table(lines: list[str], path: list[str], table: Mapping[str, Any]) -> None:
+    # A nested table whose values are all plain becomes an inline table (`read = { lsb = .. }`);
+    # one that nests further gets its own [a.b] section.
+    def plain(v: Any) -> bool:
+        return not isinstance(v, Mapping) or not any(isinstance(x, Mapping) for x in v.values())
+
+    inline = [(k, v) for k, v in _ordered(table, _KEY_ORDER.get(path[-1], ())) if plain(v)]
+    nested = [(k, v) for k, v in _ordered(table, _KEY_ORDER.get(path[-1], ())) if not plain(v)]
+    lines.append("")
+    lines.append(f"[{'.'.join(_key(p) for p in path)}]")
+    lines += [f"{_key(k)} = {_value(v)}" for k, v in inline]
+    for key, value in nested:
+        _table(lines, [*path, key], value)
+
+
+def _key(key: str) -> str:
+    return key if _BARE_KEY.match(key) else json.dumps(key)
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if value != value:
+            return "nan"
+        if value in (float("inf"), float("-inf")):
+            return "inf" if value > 0 else "-inf"
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, Mapping):
+        return "{ " + ", ".join(f"{_key(k)} = {_value(v)}" for k, v in value.items()) + " }"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_value(v) for v in value) + "]"
+    raise ConfigError(f"config: cannot write {type(value).__name__} value {value!r} as TOML")

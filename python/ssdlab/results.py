@@ -106,6 +106,25 @@ class FlowResults(_Document):
     interval_seconds: float
 
 
+class Fairness(_Document):
+    """How much the flows slowed each other down (``simulate(..., alone=True)``).
+
+    A flow's slowdown is its mean response time when it shares the device divided by its mean
+    response time when it runs alone on the same device (same config and seed, only that flow).
+    """
+
+    slowdown: dict[str, float]
+    """Per flow name: RT(shared) / RT(alone); 1 means no interference."""
+    fairness: float
+    """min slowdown / max slowdown, in (0, 1]; 1 when every flow suffers alike."""
+    weighted_speedup: float
+    """Sum over flows of RT(alone) / RT(shared): the number of flows when nobody slows down."""
+    shared_mean_us: dict[str, float]
+    """Per flow: mean response time in the shared run (reads and writes together)."""
+    alone_mean_us: dict[str, float]
+    """Per flow: mean response time when it runs alone."""
+
+
 with warnings.catch_warnings():
     # `schema` is the document's own field name; it shadows pydantic's deprecated `schema()`.
     warnings.filterwarnings("ignore", message=".*shadows an attribute in parent.*")
@@ -124,6 +143,8 @@ with warnings.catch_warnings():
         flows: list[FlowResults]
         warnings: list[str]
         config: dict[str, Any]
+        fairness: Fairness | None = None
+        """Only for runs with ``alone=True`` (``ssdlab run --alone``)."""
 
         @classmethod
         def from_json(cls, text: str | bytes) -> Results:
@@ -132,7 +153,10 @@ with warnings.catch_warnings():
 
         def to_dict(self) -> dict[str, Any]:
             """The document as plain JSON data, unknown fields included, for json or pandas."""
-            return self.model_dump()
+            document = self.model_dump()
+            if document.get("fairness") is None:
+                document.pop("fairness", None)
+            return document
 
         def to_json(self) -> str:
             """The document as pretty JSON text, in the layout the core writes."""

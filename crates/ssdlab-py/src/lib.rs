@@ -2,11 +2,12 @@
 //! the boundary (configuration JSON in, results JSON out) and turns the core's errors into
 //! Python exceptions. Everything a user touches directly lives in the `ssdlab` Python package.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+use ssdlab_core::config::mqsim;
 use ssdlab_core::{Config, Results, SimError};
 
 create_exception!(
@@ -99,6 +100,37 @@ fn summary_table_from_json(results_json: &str) -> PyResult<String> {
     Ok(ssdlab_core::summary_table(&results))
 }
 
+/// Imports MQSim's device and workload XML (their text): one `{"config": ..., "warnings": [...]}`
+/// per IO_Scenario, in file order. The names are used in messages; `workload_dir` is the folder
+/// trace paths are relative to (needed to count a trace's requests for Percentage_To_Be_Executed).
+#[pyfunction]
+#[pyo3(signature = (ssdconfig_xml, workload_xml, ssdconfig_name = "ssdconfig.xml", workload_name = "workload.xml", workload_dir = None))]
+fn import_mqsim<'py>(
+    py: Python<'py>,
+    ssdconfig_xml: &str,
+    workload_xml: &str,
+    ssdconfig_name: &str,
+    workload_name: &str,
+    workload_dir: Option<PathBuf>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let options = mqsim::ImportOptions {
+        ssdconfig_name: ssdconfig_name.to_string(),
+        workload_name: workload_name.to_string(),
+        workload_dir,
+    };
+    let imported = py
+        .detach(|| mqsim::import_with(ssdconfig_xml, workload_xml, &options))
+        .map_err(|e| ConfigError::new_err(e.to_string()))?;
+    let scenarios: Vec<serde_json::Value> = imported
+        .scenarios
+        .into_iter()
+        .map(|s| serde_json::json!({ "config": s.config, "warnings": s.warnings }))
+        .collect();
+    let text = serde_json::to_string(&scenarios)
+        .map_err(|e| PyRuntimeError::new_err(format!("cannot serialise the scenarios: {e}")))?;
+    py.import("json")?.call_method1("loads", (text,))
+}
+
 /// The version of the simulator core.
 #[pyfunction]
 fn version() -> &'static str {
@@ -112,6 +144,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ConfigError", py.get_type::<ConfigError>())?;
     m.add("TraceError", py.get_type::<TraceError>())?;
     m.add_function(wrap_pyfunction!(summary_table_from_json, m)?)?;
+    m.add_function(wrap_pyfunction!(import_mqsim, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     Ok(())
 }
