@@ -297,6 +297,9 @@ pub struct FtlConfig {
     pub cmt_sharing: Sharing,
     /// Every lookup hits: the whole table is in DRAM and no translation page lives in flash.
     pub ideal_mapping: bool,
+    /// `shared`: every flow addresses the whole logical space; `per-flow`: each flow gets an equal
+    /// slice of its own (its addresses are relative to it), as MQSim's separate streams.
+    pub address_domains: AddressDomains,
     /// Open the least-erased free block instead of the longest-free one.
     pub dynamic_wear_leveling: bool,
     /// When a plane's erase counts spread by more than `static_wear_leveling_threshold`, move the
@@ -311,6 +314,13 @@ pub struct FtlConfig {
     pub gc_hard_threshold: f64,
     /// GC moves use the chip's copyback: the page stays in the plane's register, no channel transfer.
     pub copyback: bool,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum AddressDomains {
+    Shared,
+    PerFlow,
 }
 
 /// How a DRAM structure is divided among flows.
@@ -333,6 +343,7 @@ impl Default for FtlConfig {
             cmt_capacity: Size::lit("2MiB"),
             cmt_sharing: Sharing::Shared,
             ideal_mapping: false,
+            address_domains: AddressDomains::Shared,
             dynamic_wear_leveling: true,
             static_wear_leveling: true,
             static_wear_leveling_threshold: 100,
@@ -594,6 +605,12 @@ pub struct FlowConfig {
     pub priority: Option<Priority>,
     /// How the flow uses the data cache (default off).
     pub cache_mode: Option<CacheMode>,
+    /// Resource partitioning: the channel, chip (way within a channel), die (within a chip) and
+    /// plane (within a die) ids the flow's writes may use (default: all).
+    pub channels: Option<Vec<u32>>,
+    pub chips: Option<Vec<u32>>,
+    pub dies: Option<Vec<u32>>,
+    pub planes: Option<Vec<u32>>,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]

@@ -6,12 +6,14 @@ pub mod blocks;
 pub mod cmt;
 pub mod gc;
 pub mod mapping;
+pub mod placement;
 pub mod transaction;
 pub mod tsu;
 
 use blocks::{BlockManager, Stream};
 use gc::VictimSelector;
 use mapping::{PageMap, UNMAPPED};
+use placement::Placement;
 
 use crate::config::{Config, FillLayout};
 use crate::engine::RandomStream;
@@ -52,6 +54,7 @@ pub struct Ftl {
     pub blocks: BlockManager,
     pub gc: Vec<PlaneGc>,
     pub stats: FtlStats,
+    pub placement: Placement,
     gc_threshold_blocks: u32,
     victims: VictimSelector,
     /// Erase-count spread that triggers static wear leveling (None when it is off).
@@ -62,7 +65,7 @@ pub struct Ftl {
 
 impl Ftl {
     /// Builds the FTL state and places the initial data. Fails only if the tables cannot be allocated.
-    pub fn new(config: &Config, geometry: Geometry) -> Result<Self, String> {
+    pub fn new(config: &Config, geometry: Geometry, placement: Placement) -> Result<Self, String> {
         let map = PageMap::new(geometry.logical_pages + geometry.translation_pages, geometry.physical_pages)?;
         let blocks = BlockManager::new(&geometry, config.ftl.dynamic_wear_leveling, config.ftl.pe_cycle_limit);
         let gc = vec![PlaneGc::default(); geometry.planes as usize];
@@ -79,6 +82,7 @@ impl Ftl {
             blocks,
             gc,
             stats: FtlStats::default(),
+            placement,
             gc_threshold_blocks,
             victims,
             static_wl_threshold,
@@ -105,7 +109,7 @@ impl Ftl {
         match layout {
             FillLayout::Packed => {
                 for lpa in lpas {
-                    let plane = self.geometry.plane_of_lpa(lpa);
+                    let plane = self.fill_plane(lpa);
                     let (ppa, _) = self.blocks.allocate(plane, Stream::User, 0);
                     self.map.remap(lpa as u32, ppa);
                 }
@@ -121,7 +125,7 @@ impl Ftl {
         let used_blocks = (g.blocks_per_plane - self.gc_threshold_blocks) as u64;
         let mut placed = vec![0u64; g.planes as usize];
         for lpa in lpas {
-            let plane = g.plane_of_lpa(lpa);
+            let plane = self.fill_plane(lpa);
             let k = placed[plane as usize];
             placed[plane as usize] += 1;
             let block = g.first_block_of_plane(plane) as u64 + k % used_blocks;
@@ -133,6 +137,15 @@ impl Ftl {
             let valid: Vec<u16> =
                 (0..used_blocks).map(|j| (n / used_blocks + u64::from(j < n % used_blocks)) as u16).collect();
             self.blocks.place_full_blocks(plane, &valid);
+        }
+    }
+
+    /// Where the initial copy of `lpa` lives: on its flow's planes when flows have their own
+    /// address domains, otherwise where static allocation over the whole device puts it.
+    fn fill_plane(&self, lpa: u64) -> u32 {
+        match self.placement.owner(lpa) {
+            Some(flow) => self.placement.plane_for(flow, lpa),
+            None => self.geometry.plane_of_lpa(lpa),
         }
     }
 
@@ -161,14 +174,18 @@ impl Ftl {
     /// copy; its read is timed as a read of the page static allocation would give it (same plane,
     /// page offset from the LPA), without changing any state, and counted as an unmapped read.
     #[inline]
-    pub fn read_target(&mut self, lpa: u32) -> u32 {
+    pub fn read_target(&mut self, lpa: u32, flow: usize) -> u32 {
         let ppa = self.map.lookup(lpa);
         if ppa != UNMAPPED {
             return ppa;
         }
         self.stats.unmapped_reads += 1;
         let g = &self.geometry;
-        let plane = g.plane_of_lpa(lpa as u64);
+        let plane = if (lpa as u64) < g.logical_pages {
+            self.placement.plane_for(flow, lpa as u64)
+        } else {
+            g.plane_of_lpa(lpa as u64)
+        };
         let per_plane = lpa as u64 / g.planes as u64;
         let block =
             g.first_block_of_plane(plane) as u64 + (per_plane / g.pages_per_block as u64) % g.blocks_per_plane as u64;

@@ -309,7 +309,7 @@ impl Simulation {
                 // The old page is in the controller; merge and write it as a whole page.
                 let tx = self.txns.get_mut(id);
                 tx.kind = TxnKind::UserWrite;
-                tx.plane = self.ftl.geometry.plane_of_lpa(t.lpa as u64);
+                tx.plane = self.ftl.placement.plane_for(t.flow as usize, t.lpa as u64);
                 tx.queued_at = self.queue.now();
                 self.enqueue_write(id);
             }

@@ -87,7 +87,7 @@ impl Simulation {
         let request = self.requests.insert(Request {
             flow: f as u16,
             is_read: spec.is_read,
-            start_sector: spec.start_sector,
+            start_sector: flow.domain_base_sector + spec.start_sector,
             sectors: spec.sectors,
             arrival: spec.arrival,
             pending: 0,

@@ -118,7 +118,7 @@ impl Simulation {
         let spp = self.ftl.geometry.sectors_per_page as u32;
         match t.kind {
             TxnKind::UserRead => {
-                let ppa = self.ftl.read_target(t.lpa);
+                let ppa = self.ftl.read_target(t.lpa, t.flow as usize);
                 let g = &self.ftl.geometry;
                 let plane = g.plane_of_block(g.block_of_ppa(ppa));
                 let tx = self.txns.get_mut(id);
@@ -137,7 +137,7 @@ impl Simulation {
                     *tx = Transaction { kind: TxnKind::RmwRead, ppa: old, plane, sectors: spp - t.sectors, ..t };
                     self.push_to_die(id, Class::UserRead, plane);
                 } else {
-                    let plane = g.plane_of_lpa(t.lpa as u64);
+                    let plane = self.ftl.placement.plane_for(t.flow as usize, t.lpa as u64);
                     let tx = self.txns.get_mut(id);
                     tx.plane = plane;
                     tx.sectors = spp;

@@ -93,6 +93,8 @@ enum Source {
 }
 
 struct Flow {
+    /// First sector of the flow's address domain (its requests' addresses are relative to it).
+    domain_base_sector: u64,
     name: String,
     priority: crate::config::Priority,
     source: Source,
@@ -179,10 +181,12 @@ impl Simulation {
     pub fn new(config: Config, base_dir: &Path, config_echo: serde_json::Value) -> Result<Self, SimError> {
         let geometry = Geometry::new(&config);
         let timing = FlashTiming::new(&config);
-        let flows = build_flows(&config, &geometry, base_dir)?;
+        let placement = crate::ftl::placement::Placement::new(&config, &geometry)?;
+        check_partition_space(&config, &geometry, &placement)?;
+        let flows = build_flows(&config, &geometry, &placement, base_dir)?;
         let setup_started = Instant::now();
         check_memory(&geometry)?;
-        let ftl = Ftl::new(&config, geometry).map_err(|reason| ConfigError::new("flash", reason))?;
+        let ftl = Ftl::new(&config, geometry, placement).map_err(|reason| ConfigError::new("flash", reason))?;
         let g = &ftl.geometry;
         let idle = DieState {
             busy: false,
@@ -331,14 +335,21 @@ impl Simulation {
         let g = &self.ftl.geometry;
         let stuck: Vec<u32> = (0..g.planes).filter(|&p| !self.stalled_writes[p as usize].is_empty()).collect();
         let queued: usize = (0..g.dies).map(|d| self.tsu.queued(d)).sum();
+        let retired = self.ftl.blocks.retired_blocks;
+        let cause = if retired > 0 {
+            format!(
+                "end of life: {retired} blocks were retired after {} P/E cycles (ftl.pe_cycle_limit)",
+                self.config.ftl.pe_cycle_limit
+            )
+        } else {
+            "out of space: the flows allowed on these planes (flows[i].channels/chips/dies/planes) wrote more distinct data than they hold".to_string()
+        };
         format!(
-            "end of life at {:.6} s: {} requests can never complete because {} plane(s) (first: {}) have no erased block left for their writes; {} blocks were retired after {} P/E cycles (ftl.pe_cycle_limit) [in flight: {} transactions, {} queued at idle dies, {} writes waiting for cache space (cache lines free/flushing/used/capacity {:?}), {} pending translation reads]",
+            "{cause}; at {:.6} s {} requests can never complete because {} plane(s) (first: {}) have no erased block left for their writes [in flight: {} transactions, {} queued at idle dies, {} writes waiting for cache space (cache lines free/flushing/used/capacity {:?}), {} pending translation reads]",
             crate::time::ps_to_seconds(self.now()),
             self.requests.live(),
             stuck.len(),
             stuck.first().map_or("none".to_string(), |p| p.to_string()),
-            self.ftl.blocks.retired_blocks,
-            self.config.ftl.pe_cycle_limit,
             self.txns.live(),
             queued,
             self.cache.waiting_writes(),
@@ -364,7 +375,13 @@ impl Simulation {
         &self.ftl.geometry
     }
 
-    /// Checks the model's invariants (FTL state, and at the end: nothing left in flight).
+    /// Checks the device state's invariants: the maps agree, block counters match, and valid +
+    /// invalid + free pages = total. They hold at every moment, even after an error.
+    pub fn check_state_invariants(&self) -> Result<(), String> {
+        self.ftl.check_invariants()
+    }
+
+    /// Checks the model's invariants (device state, and at the end: nothing left in flight).
     pub fn check_invariants(&self) -> Result<(), String> {
         self.ftl.check_invariants()?;
         if self.finished {
@@ -408,8 +425,48 @@ fn check_memory(geometry: &Geometry) -> Result<(), ConfigError> {
     }
 }
 
-fn build_flows(config: &Config, geometry: &Geometry, base_dir: &Path) -> Result<Vec<Flow>, SimError> {
-    let logical_sectors = geometry.logical_sectors();
+/// With separate address domains, each flow's slice must fit on the planes it may use.
+fn check_partition_space(
+    config: &Config,
+    geometry: &Geometry,
+    placement: &crate::ftl::placement::Placement,
+) -> Result<(), ConfigError> {
+    if config.ftl.address_domains != crate::config::AddressDomains::PerFlow {
+        return Ok(());
+    }
+    let mut load = vec![0f64; geometry.planes as usize];
+    for f in 0..config.flows.len() {
+        // Static allocation spreads the flow's slice evenly over one period of its stripe.
+        let mut uses = vec![0u32; geometry.planes as usize];
+        let stripe = placement.stripe(f);
+        for &p in stripe {
+            uses[p as usize] += 1;
+        }
+        for (p, &n) in uses.iter().enumerate() {
+            load[p] += placement.domain_pages() as f64 * n as f64 / stripe.len() as f64;
+        }
+    }
+    let reserve = geometry.gc_threshold_blocks(config.ftl.gc_threshold) as u64 + 2;
+    let usable = (geometry.blocks_per_plane as u64).saturating_sub(reserve) * geometry.pages_per_block as u64;
+    if let Some((plane, pages)) = load.iter().enumerate().find(|(_, &l)| l > usable as f64) {
+        return Err(ConfigError::new(
+            "ftl.address_domains",
+            format!(
+                "with per-flow domains, plane {plane} would hold {pages:.0} logical pages but only {usable} fit beside the GC reserve; give the flows more planes or fewer flows per plane"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn build_flows(
+    config: &Config,
+    geometry: &Geometry,
+    placement: &crate::ftl::placement::Placement,
+    base_dir: &Path,
+) -> Result<Vec<Flow>, SimError> {
+    // Each flow addresses its own domain (the whole space unless domains are per flow).
+    let logical_sectors = placement.domain_pages() * geometry.sectors_per_page;
     let run_stop = config.run.max_simulated_time.as_ref().map_or(SimTime::MAX, |d| d.value);
     let mut flows = Vec::with_capacity(config.flows.len());
     for (i, fc) in config.flows.iter().enumerate() {
@@ -441,6 +498,7 @@ fn build_flows(config: &Config, geometry: &Geometry, base_dir: &Path) -> Result<
             Source::Trace(_) => None,
         };
         flows.push(Flow {
+            domain_base_sector: placement.domain_base(i) * geometry.sectors_per_page,
             name: fc.name.clone().unwrap_or_else(|| format!("flow-{i}")),
             priority: fc.priority.unwrap_or_default(),
             source,

@@ -1,0 +1,116 @@
+//! Where writes go: static allocation striped over the planes a flow may use, and each flow's
+//! slice of the logical space when flows have separate address domains.
+//!
+//! A flow restricted to some channels, chips (ways), dies and planes stripes its logical pages
+//! over that subset in the configured allocation order, exactly as the whole device does for an
+//! unrestricted flow. The stripe repeats with the subset's size, so one table lookup per write.
+
+use crate::config::{AddressDomains, Config, ConfigError, FlowConfig};
+use crate::flash::geometry::{parse_allocation, Level};
+use crate::flash::Geometry;
+
+pub struct Placement {
+    /// Per flow: the plane of each residue of a logical page modulo the flow's plane count.
+    tables: Vec<Vec<u32>>,
+    /// Logical pages per flow domain (the whole space when domains are shared).
+    domain_pages: u64,
+    per_flow_domains: bool,
+}
+
+/// The ids a flow may use at each level, in order (all of them when the flow does not say).
+fn allowed(path: &str, field: &str, given: &Option<Vec<u32>>, size: u32) -> Result<Vec<u32>, ConfigError> {
+    match given {
+        None => Ok((0..size).collect()),
+        Some(ids) if ids.is_empty() => Err(ConfigError::new(format!("{path}.{field}"), "must list at least one id")),
+        Some(ids) => {
+            let mut sorted = ids.clone();
+            sorted.sort_unstable();
+            sorted.dedup();
+            if let Some(&bad) = sorted.iter().find(|&&id| id >= size) {
+                return Err(ConfigError::new(
+                    format!("{path}.{field}"),
+                    format!("id {bad} does not exist: the device has {size} (ids 0..{})", size - 1),
+                ));
+            }
+            Ok(sorted)
+        }
+    }
+}
+
+impl Placement {
+    pub fn new(config: &Config, geometry: &Geometry) -> Result<Self, ConfigError> {
+        let order = parse_allocation(&config.ftl.allocation)?;
+        let mut tables = Vec::with_capacity(config.flows.len());
+        for (i, flow) in config.flows.iter().enumerate() {
+            tables.push(Self::table(&format!("flows[{i}]"), flow, geometry, order)?);
+        }
+        let per_flow_domains = config.ftl.address_domains == AddressDomains::PerFlow;
+        let domain_pages =
+            if per_flow_domains { geometry.logical_pages / config.flows.len() as u64 } else { geometry.logical_pages };
+        Ok(Self { tables, domain_pages, per_flow_domains })
+    }
+
+    fn table(path: &str, flow: &FlowConfig, g: &Geometry, order: [Level; 4]) -> Result<Vec<u32>, ConfigError> {
+        let channels = allowed(path, "channels", &flow.channels, g.channels)?;
+        let chips = allowed(path, "chips", &flow.chips, g.chips_per_channel)?;
+        let dies = allowed(path, "dies", &flow.dies, g.dies_per_chip)?;
+        let planes = allowed(path, "planes", &flow.planes, g.planes_per_die)?;
+        let ids = |level: Level| match level {
+            Level::Channel => &channels,
+            Level::Way => &chips,
+            Level::Die => &dies,
+            Level::Plane => &planes,
+        };
+        let period: usize = order.iter().map(|&l| ids(l).len()).product();
+        Ok((0..period)
+            .map(|residue| {
+                let (mut c, mut w, mut d, mut p) = (0, 0, 0, 0);
+                let mut rest = residue;
+                for level in order {
+                    let list = ids(level);
+                    let id = list[rest % list.len()];
+                    rest /= list.len();
+                    match level {
+                        Level::Channel => c = id,
+                        Level::Way => w = id,
+                        Level::Die => d = id,
+                        Level::Plane => p = id,
+                    }
+                }
+                ((c * g.chips_per_channel + w) * g.dies_per_chip + d) * g.planes_per_die + p
+            })
+            .collect())
+    }
+
+    /// The plane a write of `lpa` by `flow` goes to.
+    #[inline]
+    pub fn plane_for(&self, flow: usize, lpa: u64) -> u32 {
+        let table = &self.tables[flow];
+        table[(lpa % table.len() as u64) as usize]
+    }
+
+    /// One period of `flow`'s stripe: the planes its consecutive logical pages go to.
+    pub fn stripe(&self, flow: usize) -> &[u32] {
+        &self.tables[flow]
+    }
+
+    /// Logical pages of one flow's address domain.
+    pub fn domain_pages(&self) -> u64 {
+        self.domain_pages
+    }
+
+    /// First logical page of `flow`'s domain.
+    pub fn domain_base(&self, flow: usize) -> u64 {
+        if self.per_flow_domains {
+            flow as u64 * self.domain_pages
+        } else {
+            0
+        }
+    }
+
+    /// The flow whose domain holds `lpa`, when flows have their own domains.
+    pub fn owner(&self, lpa: u64) -> Option<usize> {
+        (self.per_flow_domains && lpa < self.domain_pages * self.tables.len() as u64)
+            .then(|| (lpa / self.domain_pages) as usize)
+    }
+}
