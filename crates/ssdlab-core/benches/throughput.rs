@@ -25,7 +25,7 @@ struct Case {
 
 fn cases() -> Vec<Case> {
     // The foundation rows keep the whole map in DRAM (ideal CMT, no cache), as the speed goals
-    // were set that way; the last row runs MQSim's default 2 MiB cached mapping table.
+    // were set that way; the last row runs MQSim's 2 MiB cached mapping table and write cache.
     let ideal = "seed = 1\n[ftl]\nideal_mapping = true\n[precondition]\noccupancy = 0.75\n";
     let cached = "seed = 1\n[precondition]\noccupancy = 0.75\n";
     let flow = |read: f64| {
@@ -43,9 +43,9 @@ fn cases() -> Vec<Case> {
             config: format!("{ideal}layout = \"spread\"\n{}", flow(0.0)),
         },
         Case {
-            name: "random-mixed-4k-qd64-cmt",
-            description: "1,000,000 random 4 KiB requests (70 % reads) at QD 64 through the 2 MiB cached mapping table, default device 75 % full and aged",
-            config: format!("{cached}layout = \"spread\"\n{}", flow(0.7)),
+            name: "random-mixed-4k-qd64-cmt-cache",
+            description: "1,000,000 random 4 KiB requests (70 % reads) at QD 64 through the 2 MiB cached mapping table and the 256 MiB write cache, default device 75 % full and aged",
+            config: format!("{cached}layout = \"spread\"\n{}cache_mode = \"write\"\n", flow(0.7)),
         },
     ]
 }
