@@ -122,6 +122,12 @@ pub struct HostConfig {
     pub arbitration: Arbitration,
     /// Weighted round robin weights of the HIGH, MEDIUM and LOW classes (URGENT goes first).
     pub wrr_weights: WrrWeights,
+    /// SATA: usable link bandwidth (6 Gb/s with 8b/10b coding is 600 MB/s).
+    pub sata_link_rate: Bandwidth,
+    /// SATA: host-controller processing of one message (MQSim's SATA_Processing_Delay).
+    pub sata_processing_delay: Duration,
+    /// SATA: Native Command Queuing slots.
+    pub sata_ncq_depth: u32,
 }
 
 /// NVMe submission queue arbitration (NVMe 1.2, section 4.11).
@@ -173,6 +179,9 @@ impl Default for HostConfig {
             max_requests_in_device: 65536,
             arbitration: Arbitration::RoundRobin,
             wrr_weights: WrrWeights::default(),
+            sata_link_rate: Bandwidth::lit("600MB/s"),
+            sata_processing_delay: Duration::lit("400us"),
+            sata_ncq_depth: 32,
         }
     }
 }
@@ -180,7 +189,12 @@ impl Default for HostConfig {
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum HostInterface {
+    /// NVMe over PCIe: a submission queue per flow, fetched by arbitration.
     Nvme,
+    /// SATA with NCQ (AHCI): one device queue of `sata_ncq_depth` commands filled in arrival
+    /// order from all flows, over a half-duplex link where every message (command, data,
+    /// status) costs `sata_processing_delay` plus its transfer time.
+    Sata,
 }
 
 /// The flash controller's front end.

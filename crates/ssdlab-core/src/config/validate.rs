@@ -60,6 +60,13 @@ fn validate_host(host: &HostConfig) -> Result<(), ConfigError> {
     at_least_one("host.sq_depth", host.sq_depth)?;
     at_least_one("host.queue_fetch_size", host.queue_fetch_size)?;
     at_least_one("host.max_requests_in_device", host.max_requests_in_device)?;
+    at_least_one("host.sata_ncq_depth", host.sata_ncq_depth)?;
+    if host.sata_ncq_depth > 32 {
+        return Err(ConfigError::new(
+            "host.sata_ncq_depth",
+            format!("NCQ has at most 32 slots, got {}", host.sata_ncq_depth),
+        ));
+    }
     at_least_one("host.wrr_weights.high", host.wrr_weights.high)?;
     at_least_one("host.wrr_weights.medium", host.wrr_weights.medium)?;
     at_least_one("host.wrr_weights.low", host.wrr_weights.low)?;

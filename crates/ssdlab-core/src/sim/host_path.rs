@@ -112,7 +112,17 @@ impl Simulation {
     pub(super) fn try_fetch(&mut self) {
         while self.requests_in_device < self.max_requests_in_device {
             let (flows, qfs) = (&self.flows, self.queue_fetch_size);
-            let Some(f) = self.arbiter.pick(|f| !flows[f].sq.is_empty() && flows[f].in_device < qfs) else { break };
+            let pick = if self.sata {
+                // One NCQ for everyone: commands enter in the order the host issued them.
+                let requests = &self.requests;
+                (0..flows.len())
+                    .filter_map(|f| flows[f].sq.front().map(|&r| (requests.get(r).arrival, f)))
+                    .min()
+                    .map(|(_, f)| f)
+            } else {
+                self.arbiter.pick(|f| !flows[f].sq.is_empty() && flows[f].in_device < qfs)
+            };
+            let Some(f) = pick else { break };
             let flow = &mut self.flows[f];
             let request = flow.sq.pop_front().expect("eligible queues have a command");
             flow.in_device += 1;
@@ -127,11 +137,11 @@ impl Simulation {
     /// The device reads the command over PCIe, and for a write the data right after it.
     fn fetch(&mut self, request: u32) {
         let now = self.now();
-        let command_at = self.pcie.send_to_device(now, SQ_ENTRY_BYTES);
+        let command_at = self.link.send_to_device(now, SQ_ENTRY_BYTES);
         let r = self.requests.get_mut(request);
         let mut arrived = command_at;
         if !r.is_read {
-            arrived = self.pcie.send_to_device(now, r.sectors as u64 * SECTOR_BYTES);
+            arrived = self.link.send_to_device(now, r.sectors as u64 * SECTOR_BYTES);
         }
         r.fetched_at = now;
         r.command_at = command_at;
@@ -147,7 +157,7 @@ impl Simulation {
         let r = self.requests.get_mut(request);
         r.pending -= 1;
         if r.pending == 0 {
-            let posted = self.pcie.send_to_host(now, CQ_ENTRY_BYTES);
+            let posted = self.link.send_to_host(now, CQ_ENTRY_BYTES);
             r.breakdown = *spent;
             r.breakdown.add(Step::PcieData, data_sent_at - now);
             r.breakdown.add(Step::Completion, posted - data_sent_at);
@@ -205,6 +215,6 @@ impl Simulation {
 
     /// Queues `bytes` of read data on the device-to-host link.
     pub(super) fn send_read_data(&mut self, bytes: u64) -> SimTime {
-        self.pcie.send_to_host(self.now(), bytes)
+        self.link.send_to_host(self.now(), bytes)
     }
 }

@@ -24,7 +24,6 @@ use crate::flash::Geometry;
 use crate::ftl::transaction::Transaction;
 use crate::ftl::tsu::{Batch, Tsu};
 use crate::ftl::Ftl;
-use crate::host::PcieLink;
 use crate::stats::breakdown::Breakdown;
 use crate::stats::FlowStats;
 use crate::time::SimTime;
@@ -140,7 +139,9 @@ pub struct Simulation {
     config_echo: serde_json::Value,
     timing: FlashTiming,
     queue: EventQueue<Event>,
-    pcie: PcieLink,
+    link: crate::host::HostLink,
+    /// SATA: one device queue filled in arrival order (no per-queue arbitration).
+    sata: bool,
     ftl: Ftl,
     tsu: Tsu,
     txns: Slab<Transaction>,
@@ -197,7 +198,8 @@ impl Simulation {
         let mut sim = Self {
             timing,
             queue: EventQueue::new(),
-            pcie: PcieLink::new(&config.host),
+            link: crate::host::HostLink::new(&config.host),
+            sata: config.host.interface == crate::config::HostInterface::Sata,
             tsu: Tsu::new(g).with_policy(config.controller.scheduling),
             txns: Slab::default(),
             requests: Slab::default(),
@@ -215,7 +217,12 @@ impl Simulation {
                 &config.flows.iter().map(|f| f.priority.unwrap_or_default()).collect::<Vec<_>>(),
             ),
             queue_fetch_size: config.host.queue_fetch_size,
-            max_requests_in_device: config.host.max_requests_in_device,
+            max_requests_in_device: match config.host.interface {
+                crate::config::HostInterface::Nvme => config.host.max_requests_in_device,
+                crate::config::HostInterface::Sata => {
+                    config.host.sata_ncq_depth.min(config.host.max_requests_in_device)
+                }
+            },
             requests_in_device: 0,
             touched_dies: Vec::with_capacity(64),
             counters: FlashCounters::default(),
