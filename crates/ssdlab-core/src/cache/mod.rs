@@ -10,7 +10,8 @@ pub mod dram;
 
 use rustc_hash::FxHashMap;
 
-const NIL: u32 = u32::MAX;
+use crate::engine::lru::NIL;
+use crate::engine::LruOrder;
 
 #[derive(Clone, Copy, Debug)]
 struct Line {
@@ -22,8 +23,6 @@ struct Line {
     flushing: bool,
     /// The flow whose data it is (its flush counts as that flow's FTL work).
     flow: u16,
-    prev: u32,
-    next: u32,
 }
 
 /// What [`CachePartition::evict_one`] did.
@@ -43,8 +42,7 @@ pub struct CachePartition {
     index: FxHashMap<u32, u32>,
     lines: Vec<Line>,
     free_slots: Vec<u32>,
-    head: u32,
-    tail: u32,
+    order: LruOrder,
 }
 
 impl CachePartition {
@@ -55,8 +53,7 @@ impl CachePartition {
             index: FxHashMap::default(),
             lines: Vec::new(),
             free_slots: Vec::new(),
-            head: NIL,
-            tail: NIL,
+            order: LruOrder::new(),
         }
     }
 
@@ -76,41 +73,8 @@ impl CachePartition {
         self.index.contains_key(&lpa)
     }
 
-    fn unlink(&mut self, s: u32) {
-        let Line { prev, next, .. } = self.lines[s as usize];
-        if prev != NIL {
-            self.lines[prev as usize].next = next;
-        } else {
-            self.head = next;
-        }
-        if next != NIL {
-            self.lines[next as usize].prev = prev;
-        } else {
-            self.tail = prev;
-        }
-    }
-
-    fn push_front(&mut self, s: u32) {
-        self.lines[s as usize].prev = NIL;
-        self.lines[s as usize].next = self.head;
-        if self.head != NIL {
-            self.lines[self.head as usize].prev = s;
-        }
-        self.head = s;
-        if self.tail == NIL {
-            self.tail = s;
-        }
-    }
-
-    fn touch(&mut self, s: u32) {
-        if self.head != s {
-            self.unlink(s);
-            self.push_front(s);
-        }
-    }
-
     fn remove(&mut self, s: u32) {
-        self.unlink(s);
+        self.order.unlink(s);
         self.index.remove(&self.lines[s as usize].lpa);
         self.free_slots.push(s);
     }
@@ -127,14 +91,14 @@ impl CachePartition {
             }
         };
         self.index.insert(line.lpa, s);
-        self.push_front(s);
+        self.order.push_front(s);
     }
 
     /// A read of `sectors` of `lpa`: a hit if the line holds all of them (it becomes most recent).
     pub fn read(&mut self, lpa: u32, sectors: u64) -> bool {
         match self.index.get(&lpa) {
             Some(&s) if self.lines[s as usize].sectors & sectors == sectors => {
-                self.touch(s);
+                self.order.touch(s);
                 true
             }
             _ => false,
@@ -154,11 +118,11 @@ impl CachePartition {
                 line.sectors |= sectors;
                 line.dirty = true;
                 line.flow = flow;
-                self.touch(s);
+                self.order.touch(s);
             }
             None => {
                 debug_assert!(self.free() > 0, "write without room");
-                self.insert(Line { lpa, sectors, dirty: true, flushing: false, flow, prev: NIL, next: NIL });
+                self.insert(Line { lpa, sectors, dirty: true, flushing: false, flow });
             }
         }
     }
@@ -168,24 +132,24 @@ impl CachePartition {
     pub fn fill(&mut self, lpa: u32, sectors: u64, flow: u16) {
         if let Some(&s) = self.index.get(&lpa) {
             self.lines[s as usize].sectors |= sectors;
-            self.touch(s);
+            self.order.touch(s);
             return;
         }
         if self.free() == 0 && self.evict_clean() != Eviction::Freed {
             return;
         }
-        self.insert(Line { lpa, sectors, dirty: false, flushing: false, flow, prev: NIL, next: NIL });
+        self.insert(Line { lpa, sectors, dirty: false, flushing: false, flow });
     }
 
     fn evict_clean(&mut self) -> Eviction {
-        let mut s = self.tail;
+        let mut s = self.order.tail();
         while s != NIL {
             let line = self.lines[s as usize];
             if !line.dirty && !line.flushing {
                 self.remove(s);
                 return Eviction::Freed;
             }
-            s = line.prev;
+            s = self.order.newer(s);
         }
         Eviction::Nothing
     }
@@ -194,7 +158,7 @@ impl CachePartition {
     /// and not one of the pages in `keep` (the write being made room for: evicting its own pages
     /// would only raise what it needs).
     pub fn evict_one(&mut self, keep: std::ops::RangeInclusive<u32>) -> Eviction {
-        let mut s = self.tail;
+        let mut s = self.order.tail();
         while s != NIL {
             let line = self.lines[s as usize];
             if !line.flushing && !keep.contains(&line.lpa) {
@@ -208,7 +172,7 @@ impl CachePartition {
                 self.flushing += 1;
                 return Eviction::Flush { lpa: line.lpa, sectors: line.sectors, flow: line.flow };
             }
-            s = line.prev;
+            s = self.order.newer(s);
         }
         Eviction::Nothing
     }

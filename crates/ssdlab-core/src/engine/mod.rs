@@ -2,10 +2,12 @@
 //! seeded random streams. Ties in time are broken by the order in which events were scheduled,
 //! which makes every run with the same inputs take the same path.
 
+pub mod lru;
 mod queue;
 mod rng;
 mod slab;
 
+pub use lru::LruOrder;
 pub use queue::EventQueue;
 pub use rng::RandomStream;
 pub use slab::Slab;

@@ -9,7 +9,7 @@
 
 use rustc_hash::FxHashMap;
 
-const NIL: u32 = u32::MAX;
+use crate::engine::LruOrder;
 
 /// DRAM bytes per cached entry (a 4-byte logical and a 4-byte physical page number).
 pub const ENTRY_BYTES: u64 = 8;
@@ -19,8 +19,6 @@ pub const TRANSLATION_ENTRY_BYTES: u64 = 4;
 #[derive(Clone, Copy)]
 struct Slot {
     lpa: u32,
-    prev: u32,
-    next: u32,
     dirty: bool,
     /// The epoch of the entry's translation page when it was dirtied.
     epoch: u32,
@@ -31,8 +29,7 @@ pub struct CmtPartition {
     capacity: u32,
     index: FxHashMap<u32, u32>,
     slots: Vec<Slot>,
-    head: u32,
-    tail: u32,
+    order: LruOrder,
 }
 
 /// What an insertion pushed out.
@@ -48,33 +45,7 @@ pub enum Evicted {
 
 impl CmtPartition {
     pub fn new(capacity: u32) -> Self {
-        Self { capacity: capacity.max(1), index: FxHashMap::default(), slots: Vec::new(), head: NIL, tail: NIL }
-    }
-
-    fn unlink(&mut self, s: u32) {
-        let Slot { prev, next, .. } = self.slots[s as usize];
-        if prev != NIL {
-            self.slots[prev as usize].next = next;
-        } else {
-            self.head = next;
-        }
-        if next != NIL {
-            self.slots[next as usize].prev = prev;
-        } else {
-            self.tail = prev;
-        }
-    }
-
-    fn push_front(&mut self, s: u32) {
-        self.slots[s as usize].prev = NIL;
-        self.slots[s as usize].next = self.head;
-        if self.head != NIL {
-            self.slots[self.head as usize].prev = s;
-        }
-        self.head = s;
-        if self.tail == NIL {
-            self.tail = s;
-        }
+        Self { capacity: capacity.max(1), index: FxHashMap::default(), slots: Vec::new(), order: LruOrder::new() }
     }
 
     /// Whether `lpa` is cached; a hit becomes the most recently used entry.
@@ -82,10 +53,7 @@ impl CmtPartition {
     pub fn touch(&mut self, lpa: u32) -> bool {
         match self.index.get(&lpa) {
             Some(&s) => {
-                if self.head != s {
-                    self.unlink(s);
-                    self.push_front(s);
-                }
+                self.order.touch(s);
                 true
             }
             None => false,
@@ -114,8 +82,8 @@ impl CmtPartition {
         }
         let mut evicted = Evicted::None;
         let s = if self.index.len() as u32 >= self.capacity {
-            let victim = self.tail;
-            self.unlink(victim);
+            let victim = self.order.tail();
+            self.order.unlink(victim);
             let old = self.slots[victim as usize];
             self.index.remove(&old.lpa);
             let tpage = old.lpa / per_tpage;
@@ -126,12 +94,12 @@ impl CmtPartition {
             };
             victim
         } else {
-            self.slots.push(Slot { lpa, prev: NIL, next: NIL, dirty: false, epoch: 0 });
+            self.slots.push(Slot { lpa, dirty: false, epoch: 0 });
             (self.slots.len() - 1) as u32
         };
-        self.slots[s as usize] = Slot { lpa, prev: NIL, next: NIL, dirty: false, epoch: 0 };
+        self.slots[s as usize] = Slot { lpa, dirty: false, epoch: 0 };
         self.index.insert(lpa, s);
-        self.push_front(s);
+        self.order.push_front(s);
         evicted
     }
 
