@@ -7,7 +7,7 @@ import json
 import pytest
 import ssdlab
 from conftest import small_config
-from ssdlab.api import fairness_metrics
+from ssdlab.api import alone_document, fairness_metrics
 
 
 def _victim_and_aggressor() -> dict:
@@ -99,3 +99,25 @@ def test_cli_alone_writes_the_fairness_object(run_cli, write_config, tmp_path):
     assert 0 < fairness["fairness"] < 1
     assert 0 < fairness["weighted_speedup"] < 2
     assert "slowdown" in proc.stdout and "weighted speedup" in proc.stdout
+
+
+def test_a_flow_alone_keeps_its_slice_of_per_flow_address_domains():
+    document = {
+        "ftl": {"address_domains": "per-flow"},
+        "flows": [
+            {"queue_depth": 1},
+            {"queue_depth": 2, "working_set": 0.5},
+            {"kind": "trace", "path": "t.trace"},
+        ],
+    }
+    solo = alone_document(document, 1, "flow-1")
+    assert solo["ftl"]["address_domains"] == "shared"
+    assert solo["flows"] == [
+        {"queue_depth": 2, "name": "flow-1", "working_set_start": 1 / 3, "working_set": 0.5 / 3}
+    ]
+    assert document["ftl"]["address_domains"] == "per-flow", "the input is not modified"
+    # A trace has no working set to place: it stays in per-flow domains (alone, all the space).
+    assert alone_document(document, 2, "t")["ftl"]["address_domains"] == "per-flow"
+    # Shared domains: the flow is simply alone.
+    shared = alone_document({"flows": [{"queue_depth": 1}, {"queue_depth": 2}]}, 0, "a")
+    assert shared == {"flows": [{"queue_depth": 1, "name": "a"}]}

@@ -118,16 +118,40 @@ def _run_with_alone(
         alone_rt = dict(shared_rt)  # one flow alone is the shared run itself
     else:
         alone_rt = {}
-        for i, (name, flow) in enumerate(zip(names, flows, strict=True)):
-            solo = copy.deepcopy(dict(document))
-            # Keep the flow's name (a nameless flow would be renamed flow-0 when alone).
-            solo["flows"] = [{**copy.deepcopy(flow), "name": name}]
+        for i, name in enumerate(names):
+            solo = alone_document(document, i, name)
             label = f"{source}, {name} alone" if source else f"{name} alone"
             alone_rt[name] = mean_response_time_us(_run(solo, folder, label, part(i + 1)).flows[0])
 
     shared.fairness, notes = fairness_metrics(names, shared_rt, alone_rt)
     shared.warnings.extend(notes)
     return shared
+
+
+def alone_document(document: Mapping[str, Any], index: int, name: str) -> dict[str, Any]:
+    """The config with only flow `index`, named `name` (a nameless flow would be renamed flow-0).
+
+    With per-flow address domains (``ftl.address_domains = "per-flow"``) a flow alone would get
+    the whole logical space; a synthetic flow keeps its own slice instead (shared domains, the
+    slice as its working set), so that it addresses the same data as in the shared run.
+    """
+    solo = copy.deepcopy(dict(document))
+    flows = solo["flows"]
+    flow = {**flows[index], "name": name}
+    ftl = solo.get("ftl")
+    if (
+        isinstance(ftl, dict)
+        and ftl.get("address_domains") == "per-flow"
+        and len(flows) > 1
+        and flow.get("kind", "synthetic") == "synthetic"
+    ):
+        n = len(flows)
+        start = flow.get("working_set_start", 0.0)
+        flow["working_set_start"] = (index + start) / n
+        flow["working_set"] = flow.get("working_set", 1.0) / n
+        ftl["address_domains"] = "shared"
+    solo["flows"] = [flow]
+    return solo
 
 
 def mean_response_time_us(flow: FlowResults) -> float:

@@ -373,3 +373,55 @@ fn a_value_outside_ssdlabs_limits_is_a_warning_that_an_override_can_fix() {
     config["ftl"]["over_provisioning"] = 0.07.into();
     Config::from_json_str(&config.to_string()).unwrap();
 }
+
+/// A trace beside a synthetic flow: only separate address domains keep each in its slice.
+#[test]
+fn a_trace_beside_another_flow_gets_its_own_address_domain() {
+    let Some(s) = samples() else { return };
+    let synthetic = {
+        let start = s.workload.find("<IO_Flow_Parameter_Set_Synthetic>").unwrap();
+        let end = s.workload.find("</IO_Flow_Parameter_Set_Synthetic>").unwrap();
+        &s.workload[start..end + "</IO_Flow_Parameter_Set_Synthetic>".len()]
+    };
+    let trace = {
+        let start = s.workload.find("<IO_Flow_Parameter_Set_Trace_Based>").unwrap();
+        let end = s.workload.find("</IO_Flow_Parameter_Set_Trace_Based>").unwrap();
+        &s.workload[start..end + "</IO_Flow_Parameter_Set_Trace_Based>".len()]
+    };
+    let workload = format!("<MQSim_IO_Scenarios><IO_Scenario>{synthetic}{trace}</IO_Scenario></MQSim_IO_Scenarios>");
+    let imported = import_with(&s.device, &workload, &options(&s.dir)).unwrap();
+    let mut config = imported.scenarios[0].config.clone();
+    if schema().to_string().contains("address_domains") {
+        assert_eq!(config["ftl"]["address_domains"], "per-flow");
+        assert_eq!(config["flows"][0]["working_set"], 0.5, "relative to the flow's own domain");
+        assert!(config["flows"][0].get("working_set_start").is_none());
+    } else {
+        assert!(has_warning(&imported, 0, "IO_Flow_Parameter_Set_Trace_Based beside other flows"));
+    }
+    // It runs: both flows complete requests.
+    config["flash"]["blocks_per_plane"] = 256.into();
+    config["run"] = serde_json::json!({ "max_simulated_time": "5ms" });
+    let parsed = Config::from_json_str(&config.to_string()).unwrap();
+    let results = Simulation::new(parsed, &s.dir, config).unwrap().run().unwrap();
+    assert!(results.flows.iter().all(|f| f.requests > 0));
+}
+
+#[test]
+fn a_sata_device_keeps_its_ncq_depth_and_processing_delay() {
+    let Some(s) = samples() else { return };
+    let device = s
+        .device
+        .replace("<HostInterface_Type>NVME<", "<HostInterface_Type>SATA<")
+        .replace("<IO_Queue_Depth>65535<", "<IO_Queue_Depth>32<");
+    let imported = import(&device, &s.workload).unwrap();
+    let host = &imported.scenarios[0].config["host"];
+    if schema_has("host") && schema()["host"].get("sata_ncq_depth").is_some() {
+        assert_eq!(host["interface"], "sata");
+        assert_eq!(host["sata_ncq_depth"], 32);
+        assert_eq!(host["sata_processing_delay"], "400us");
+        assert!(host.get("sq_depth").is_none(), "IO_Queue_Depth is the NCQ depth under SATA");
+        assert!(!has_warning(&imported, 0, "ssdlab refuses"), "{:?}", imported.scenarios[0].warnings);
+    } else {
+        assert!(has_warning(&imported, 0, "HostInterface_Type SATA (with SATA_Processing_Delay 400000)"));
+    }
+}

@@ -591,16 +591,32 @@ fn import_device(file: &str, root: &Element) -> Result<Device, ConfigError> {
     }
     let preconditioning = d.boolean("Enabled_Preconditioning")?.unwrap_or(true);
     d.choice("Memory_Type", &["FLASH"])?;
-    match d.choice("HostInterface_Type", &["NVME", "SATA"])?.as_deref() {
-        Some("NVME") => set(&mut config, "host.interface", "nvme"),
-        Some(_) => warnings.push(format!(
+    let interface = d.choice("HostInterface_Type", &["NVME", "SATA"])?;
+    let queue_depth = d.int("IO_Queue_Depth")?;
+    let sata_modelled = schema_has("host", "sata_ncq_depth");
+    if let (Some(ns), true) = (sata_delay, sata_modelled) {
+        set(&mut config, "host.sata_processing_delay", duration_ns(ns));
+    }
+    match (interface.as_deref(), sata_modelled) {
+        (Some("SATA"), true) => {
+            // For SATA, MQSim's IO_Queue_Depth is the NCQ depth.
+            set(&mut config, "host.interface", "sata");
+            if let Some(n) = queue_depth {
+                set(&mut config, "host.sata_ncq_depth", n);
+            }
+        }
+        (Some("SATA"), false) => warnings.push(format!(
             "HostInterface_Type SATA{}: ssdlab models NVMe only; the device runs as NVMe with one submission queue per flow",
             with_tags(&[("SATA_Processing_Delay", shown(sata_delay))])
         )),
-        None => {}
-    }
-    if let Some(n) = d.int("IO_Queue_Depth")? {
-        set(&mut config, "host.sq_depth", n);
+        (interface, _) => {
+            if interface.is_some() {
+                set(&mut config, "host.interface", "nvme");
+            }
+            if let Some(n) = queue_depth {
+                set(&mut config, "host.sq_depth", n);
+            }
+        }
     }
     if let Some(n) = d.int("Queue_Fetch_Size")? {
         set(&mut config, "host.queue_fetch_size", n);
@@ -905,6 +921,10 @@ struct FlowImport {
     priority: Option<String>,
     caching: Option<String>,
     seed: Option<u64>,
+    /// The working set as a fraction of the flow's own slice (synthetic flows).
+    working_set: Option<f64>,
+    /// The channel, chip, die and plane ids the flow may use (all of them when not given).
+    resources: [Vec<u64>; 4],
     /// (head, explanation): grouped across flows as "head (flow-0, flow-1): explanation".
     grouped: Vec<(String, String)>,
 }
@@ -1001,10 +1021,9 @@ fn import_scenario(
             format!("IO_Scenario {n} defines no flow (IO_Flow_Parameter_Set_Synthetic or IO_Flow_Parameter_Set_Trace_Based)"),
         ));
     }
-    let count = flow_elements.len();
     let mut flows = Vec::new();
     for (i, e) in flow_elements.iter().enumerate() {
-        flows.push(import_flow(file, i, count, e, device, options, &mut warnings)?);
+        flows.push(import_flow(file, i, e, device, options, &mut warnings)?);
     }
 
     let mut config = device.config.clone();
@@ -1088,12 +1107,7 @@ fn import_scenario(
         ));
     }
 
-    if flows.len() > 1 && flows.iter().any(|f| f.trace) {
-        warnings.push(
-            "IO_Flow_Parameter_Set_Trace_Based beside other flows: MQSim gives each flow its own slice of the logical space; ssdlab replays a trace's addresses over the whole device (wrapped modulo its capacity), so they may overlap the other flows' data"
-                .into(),
-        );
-    }
+    place_flows(&mut flows, device, &mut config, &mut warnings);
 
     // Per-flow warnings with the same wording are reported once, naming all flows.
     let mut grouped: Vec<(String, String, Vec<String>)> = Vec::new();
@@ -1122,10 +1136,84 @@ fn import_scenario(
     Ok(Scenario { config, warnings })
 }
 
+/// Each flow's slice of the logical space, as MQSim's `Logical_Address_Partitioning_Unit` cuts
+/// it: a flow gets, for every plane it may use, that plane's logical pages divided by the number
+/// of flows sharing the plane (1/n of the space each when all flows use all the flash). A
+/// synthetic flow's working set is the first part of its slice.
+fn place_flows(flows: &mut [FlowImport], device: &Device, config: &mut Map<String, Value>, warnings: &mut Vec<String>) {
+    let n = flows.len();
+    let plane =
+        |c: u64, w: u64, d: u64, p: u64| (((c * device.chips + w) * device.dies + d) * device.planes + p) as usize;
+    let mut sharing = vec![0u32; (device.channels * device.chips * device.dies * device.planes) as usize];
+    let each_plane = |f: &FlowImport, visit: &mut dyn FnMut(usize)| {
+        let [channels, chips, dies, planes] = &f.resources;
+        for &c in channels {
+            for &w in chips {
+                for &d in dies {
+                    for &p in planes {
+                        visit(plane(c, w, d, p));
+                    }
+                }
+            }
+        }
+    };
+    for f in flows.iter() {
+        each_plane(f, &mut |i| sharing[i] += 1);
+    }
+    let shares: Vec<f64> = flows
+        .iter()
+        .map(|f| {
+            let mut share = 0.0;
+            each_plane(f, &mut |i| share += 1.0 / f64::from(sharing[i]));
+            share / sharing.len() as f64
+        })
+        .collect();
+    let equal = shares.iter().all(|s| (s - 1.0 / n as f64).abs() < 1e-12);
+    let tidy = |x: f64| (x * 1e12).round() / 1e12;
+
+    if n > 1 && flows.iter().any(|f| f.trace) {
+        // A trace has no working set to place: only separate address domains keep it in its slice.
+        if schema_has("ftl", "address_domains") {
+            set(config, "ftl.address_domains", "per-flow");
+            for f in flows.iter_mut() {
+                if let Some(ws) = f.working_set.filter(|ws| *ws < 1.0) {
+                    f.config.insert("working_set".into(), json!(ws));
+                }
+            }
+            if !equal {
+                warnings.push(
+                    "Channel_IDs/Chip_IDs/Die_IDs/Plane_IDs differ among the flows: MQSim sizes each flow's slice of the logical space by its share of the planes; ssdlab's per-flow address domains (ftl.address_domains = \"per-flow\") are equal slices".into(),
+                );
+            }
+        } else {
+            warnings.push(
+                "IO_Flow_Parameter_Set_Trace_Based beside other flows: MQSim gives each flow its own slice of the logical space; ssdlab replays a trace's addresses over the whole device (wrapped modulo its capacity), so they may overlap the other flows' data".into(),
+            );
+            for f in flows.iter_mut() {
+                if let Some(ws) = f.working_set.filter(|ws| *ws < 1.0) {
+                    f.config.insert("working_set".into(), json!(ws));
+                }
+            }
+        }
+        return;
+    }
+    let mut start = 0.0;
+    for (f, share) in flows.iter_mut().zip(shares) {
+        if let Some(ws) = f.working_set {
+            if n > 1 {
+                f.config.insert("working_set".into(), json!(tidy(ws * share)));
+                f.config.insert("working_set_start".into(), json!(tidy(start)));
+            } else if ws < 1.0 {
+                f.config.insert("working_set".into(), json!(ws));
+            }
+        }
+        start += share;
+    }
+}
+
 fn import_flow(
     file: &str,
     i: usize,
-    count: usize,
     element: &Element,
     device: &Device,
     options: &ImportOptions,
@@ -1158,14 +1246,21 @@ fn import_flow(
             flow.insert("cache_mode".into(), json!(mode));
         }
     }
-    for (tag, total, what) in [
-        ("Channel_IDs", device.channels, "channels"),
-        ("Chip_IDs", device.chips, "chips per channel"),
-        ("Die_IDs", device.dies, "dies per chip"),
-        ("Plane_IDs", device.planes, "planes per die"),
-    ] {
-        if let Some(ids) = p.ids(tag, total)? {
-            if ids.len() as u64 != total {
+    let mut resources: [Vec<u64>; 4] = Default::default();
+    for (slot, (tag, key, total, what)) in [
+        ("Channel_IDs", "channels", device.channels, "channels"),
+        ("Chip_IDs", "chips", device.chips, "chips per channel"),
+        ("Die_IDs", "dies", device.dies, "dies per chip"),
+        ("Plane_IDs", "planes", device.planes, "planes per die"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let ids = p.ids(tag, total)?.unwrap_or_else(|| (0..total).collect());
+        if ids.len() as u64 != total {
+            if schema_has("flows", key) {
+                flow.insert(key.into(), json!(ids));
+            } else {
                 let list: Vec<String> = ids.iter().map(u64::to_string).collect();
                 grouped.push((
                     format!("{tag} {}", list.join(",")),
@@ -1173,9 +1268,11 @@ fn import_flow(
                 ));
             }
         }
+        resources[slot] = ids;
     }
     let occupancy = p.percentage("Initial_Occupancy_Percentage")?;
     let mut seed = None;
+    let mut working_set = None;
 
     if trace {
         flow.insert("kind".into(), json!("trace"));
@@ -1262,7 +1359,8 @@ fn import_flow(
         let known: Vec<&str> = FLOW_COMMON_TAGS.iter().chain(TRACE_TAGS).copied().collect();
         p.finish(&known, warnings);
     } else {
-        // MQSim: a working set outside 1..100 % is taken as 100 %.
+        // MQSim: a working set outside 1..100 % is taken as 100 %. Where the flow's slice of the
+        // logical space lies is decided with the other flows (`place_flows`).
         let mut ws = 1.0;
         if let Some(pct) = p.num("Working_Set_Percentage")? {
             if (1.0..=100.0).contains(&pct) {
@@ -1274,14 +1372,7 @@ fn import_flow(
                 ));
             }
         }
-        // MQSim gives each of n flows its own 1/n of the logical space and the working set is the
-        // first part of that slice.
-        if count > 1 {
-            flow.insert("working_set".into(), json!(ws / count as f64));
-            flow.insert("working_set_start".into(), json!(i as f64 / count as f64));
-        } else if ws < 1.0 {
-            flow.insert("working_set".into(), json!(ws));
-        }
+        working_set = Some(ws);
         let generator = p.choice("Synthetic_Generator_Type", &["QUEUE_DEPTH", "BANDWIDTH", "ARRIVAL_RATE"])?;
         if let Some(r) = p.percentage("Read_Percentage")? {
             flow.insert("read_fraction".into(), json!(fraction(r)));
@@ -1443,7 +1534,7 @@ fn import_flow(
         p.finish(&known, warnings);
     }
 
-    Ok(FlowImport { name, config: flow, trace, occupancy, priority, caching, seed, grouped })
+    Ok(FlowImport { name, config: flow, trace, occupancy, priority, caching, seed, working_set, resources, grouped })
 }
 
 /// Requests in an MQSim trace: its non-blank lines that are not `#` comments.
@@ -1539,6 +1630,27 @@ mod tests {
         assert_eq!(flows[0]["working_set"], 0.25);
         assert_eq!(flows[0]["working_set_start"], 0.0);
         assert_eq!(flows[1]["working_set_start"], 0.5);
+    }
+
+    #[test]
+    fn slices_follow_the_flows_share_of_the_planes_as_in_mqsim() {
+        // Channel 0's planes are shared (half each), channel 1's belong to flow-1 alone.
+        let narrow = format!("{FLOW}<Channel_IDs>0</Channel_IDs>");
+        let wide = format!("{FLOW}<Channel_IDs>0,1</Channel_IDs><Working_Set_Percentage>50</Working_Set_Percentage>");
+        let imported = import(&device("", OP), &workload(&[&narrow, &wide])).unwrap();
+        let flows = &imported.scenarios[0].config["flows"];
+        assert_eq!((flows[0]["working_set_start"].clone(), flows[0]["working_set"].clone()), (0.0.into(), 0.25.into()));
+        assert_eq!(
+            (flows[1]["working_set_start"].clone(), flows[1]["working_set"].clone()),
+            (0.25.into(), 0.375.into())
+        );
+        // The restriction itself: mapped where ssdlab partitions resources, warned about otherwise.
+        if schema_has("flows", "channels") {
+            assert_eq!(flows[0]["channels"], json!([0]));
+            assert!(flows[1].get("channels").is_none(), "all channels is the default");
+        } else {
+            assert!(imported.scenarios[0].warnings.iter().any(|w| w.starts_with("Channel_IDs 0 (flow-0)")));
+        }
     }
 
     #[test]
