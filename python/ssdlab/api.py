@@ -120,6 +120,8 @@ def _run_with_alone(
         alone_rt = {}
         for i, name in enumerate(names):
             solo = alone_document(document, i, name)
+            # The same requests as in the shared run: the flow keeps its random stream.
+            solo["flows"][0].setdefault("seed", shared.flows[i].seed)
             label = f"{source}, {name} alone" if source else f"{name} alone"
             alone_rt[name] = mean_response_time_us(_run(solo, folder, label, part(i + 1)).flows[0])
 

@@ -70,6 +70,23 @@ class FlashStats(_Document):
     channel_utilisation: list[float]
 
 
+class WearStats(_Document):
+    """Erase counts, blocks retired at the P/E limit, and static wear-leveling moves."""
+
+    min_erase_count: int
+    max_erase_count: int
+    retired_blocks: int
+    static_wear_leveling_migrations: int
+
+
+class CacheStats(_Document):
+    """The data cache as the device saw it: flushes of dirty lines, writes that waited for room."""
+
+    flushes: int
+    writes_waited: int
+    dram_utilisation: float
+
+
 class DeviceResults(_Document):
     """All flows together, as the device saw them."""
 
@@ -79,6 +96,8 @@ class DeviceResults(_Document):
     bandwidth_mib_s: float
     gc: GcStats
     flash: FlashStats
+    wear: WearStats
+    cache: CacheStats
     logical_capacity_bytes: int
     physical_capacity_bytes: int
 
@@ -91,10 +110,19 @@ class CmtStats(_Document):
     misses: int
 
 
+class FlowCacheStats(_Document):
+    """A flow's page reads that looked in the data cache, and those it served."""
+
+    read_lookups: int
+    read_hits: int
+
+
 class FlowResults(_Document):
     """One flow (application or tenant with its own queues)."""
 
     name: str
+    seed: int
+    """Seed of the flow's random stream; setting it as ``flows[].seed`` reruns the same requests."""
     iops: float
     bandwidth_mib_s: float
     reads: OpStats
@@ -102,6 +130,8 @@ class FlowResults(_Document):
     latency_breakdown_us: dict[str, float]
     cmt_hit_rate: float
     cmt: CmtStats
+    cache_hit_rate: float
+    cache: FlowCacheStats
     requests: int
     interval_seconds: float
 

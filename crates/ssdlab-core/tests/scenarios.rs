@@ -126,3 +126,18 @@ fn events_and_simulated_time_are_reported() {
     assert!(r.simulated_seconds > 0.0);
     assert_eq!(r.schema, "ssdlab.results/1");
 }
+
+#[test]
+fn a_flow_seed_fixes_its_requests_wherever_the_flow_stands() {
+    let flow = "[[flows]]\nname = \"x\"\nread_fraction = 0.5\nqueue_depth = 2\nrequests = 500\nseed = 42\n";
+    let other = "[[flows]]\nname = \"y\"\nread_fraction = 1.0\nqueue_depth = 1\nrequests = 1\nworking_set = 0.5\nworking_set_start = 0.5\n";
+    let first = run(&format!("{SMALL_DEVICE}\n{flow}"));
+    let second = run(&format!("{}\n{other}\n{flow}", SMALL_DEVICE.replace("seed = 7", "seed = 8")));
+    assert_eq!(first.flows[0].seed, 42);
+    assert_eq!(second.flows[1].seed, 42);
+    // Same stream: the same mix of reads and writes, whatever the run's seed and the position.
+    assert_eq!(first.flows[0].reads.count, second.flows[1].reads.count);
+    // Without a seed of its own, a flow's seed derives from the run's seed and its position.
+    let derived = run(&format!("{SMALL_DEVICE}\n{other}"));
+    assert_eq!(derived.flows[0].seed, ssdlab_core::engine::derive_seed(7, 0));
+}

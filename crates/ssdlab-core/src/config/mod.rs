@@ -619,6 +619,10 @@ pub struct FlowConfig {
     pub priority: Option<Priority>,
     /// How the flow uses the data cache (default off).
     pub cache_mode: Option<CacheMode>,
+    /// Seed of this flow's random stream. By default it is derived from the run's seed and the
+    /// flow's position; setting it keeps the flow's requests the same wherever it stands (the
+    /// effective seed is reported in the results, so a run can be repeated flow by flow).
+    pub seed: Option<u64>,
     /// Resource partitioning: the channel, chip (way within a channel), die (within a chip) and
     /// plane (within a die) ids the flow's writes may use (default: all).
     pub channels: Option<Vec<u32>>,

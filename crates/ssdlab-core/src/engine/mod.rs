@@ -9,5 +9,5 @@ mod slab;
 
 pub use lru::LruOrder;
 pub use queue::EventQueue;
-pub use rng::RandomStream;
+pub use rng::{derive_seed, RandomStream};
 pub use slab::Slab;

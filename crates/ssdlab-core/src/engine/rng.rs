@@ -15,6 +15,11 @@ fn mix(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// A seed derived from another and an index (a flow's default seed from the run's seed).
+pub fn derive_seed(seed: u64, index: u64) -> u64 {
+    mix(seed ^ mix(index.wrapping_add(0xF10E)))
+}
+
 impl RandomStream {
     pub fn new(seed: u64, stream: u64) -> Self {
         Self { rng: Xoshiro256PlusPlus::seed_from_u64(mix(seed) ^ mix(stream.wrapping_add(0x5EED))) }

@@ -92,6 +92,8 @@ enum Source {
 }
 
 struct Flow {
+    /// Seed of the flow's random stream (reported so the flow can be rerun alone).
+    seed: u64,
     /// First sector of the flow's address domain (its requests' addresses are relative to it).
     domain_base_sector: u64,
     name: String,
@@ -466,6 +468,14 @@ fn check_partition_space(
     Ok(())
 }
 
+/// Random stream id of a flow's request generator.
+const STREAM_FLOW: u64 = 1000;
+
+/// The seed of flow `i`: its own, or one derived from the run's seed and its position.
+fn flow_seed(config: &Config, i: usize) -> u64 {
+    config.flows[i].seed.unwrap_or_else(|| crate::engine::derive_seed(config.seed, i as u64))
+}
+
 fn build_flows(
     config: &Config,
     geometry: &Geometry,
@@ -480,7 +490,7 @@ fn build_flows(
         let path = format!("flows[{i}]");
         let source = match fc.kind {
             FlowKind::Synthetic => {
-                let rng = RandomStream::new(config.seed, 1000 + i as u64);
+                let rng = RandomStream::new(flow_seed(config, i), STREAM_FLOW);
                 let generator = Synthetic::new(fc, logical_sectors, rng)
                     .map_err(|reason| ConfigError::new(format!("{path}.request_size"), reason))?;
                 Source::Synthetic(generator)
@@ -506,6 +516,7 @@ fn build_flows(
         };
         flows.push(Flow {
             domain_base_sector: placement.domain_base(i) * geometry.sectors_per_page,
+            seed: flow_seed(config, i),
             name: fc.name.clone().unwrap_or_else(|| format!("flow-{i}")),
             priority: fc.priority.unwrap_or_default(),
             source,

@@ -24,6 +24,7 @@ impl Simulation {
                 let (reads, writes, iops, bandwidth_mib_s) = f.stats.summaries();
                 FlowResults {
                     name: f.name.clone(),
+                    seed: f.seed,
                     iops,
                     bandwidth_mib_s,
                     reads,

@@ -109,6 +109,8 @@ pub struct DeviceResults {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct FlowResults {
     pub name: String,
+    /// Seed of the flow's random stream (`flows[].seed`, or derived from the run's seed).
+    pub seed: u64,
     pub iops: f64,
     pub bandwidth_mib_s: f64,
     pub reads: OpSummary,
