@@ -23,7 +23,7 @@ $(PY):
 
 $(DEPS): pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet "maturin>=1.16,<2" "typer>=0.12" "rich>=13" "pydantic>=2.6" "pytest>=8" "ruff>=0.6"
+	$(PY) -m pip install --quiet "maturin>=1.16,<2" "typer>=0.12" "rich>=13" "pydantic>=2.6" "pytest>=8" "ruff>=0.6" "matplotlib>=3.8"
 	touch $@
 
 # Builds the Rust extension into the virtualenv (incremental after the first build).
