@@ -49,12 +49,15 @@ struct Simulation {
 #[pymethods]
 impl Simulation {
     /// `config_json` is the configuration as JSON; `base_dir` resolves relative trace paths.
+    /// Building a large device (mapping tables, preconditioning) takes seconds, so it runs
+    /// without the GIL too.
     #[new]
-    fn new(config_json: &str, base_dir: &str) -> PyResult<Self> {
+    fn new(py: Python<'_>, config_json: &str, base_dir: &str) -> PyResult<Self> {
         let echo: serde_json::Value = serde_json::from_str(config_json)
             .map_err(|e| ConfigError::new_err(format!("config: not valid JSON: {e}")))?;
         let config = Config::from_json_str(config_json).map_err(|e| ConfigError::new_err(e.to_string()))?;
-        let sim = ssdlab_core::Simulation::new(config, Path::new(base_dir), echo).map_err(sim_error)?;
+        let base_dir = Path::new(base_dir).to_path_buf();
+        let sim = py.detach(move || ssdlab_core::Simulation::new(config, &base_dir, echo)).map_err(sim_error)?;
         Ok(Self { sim })
     }
 
