@@ -62,6 +62,7 @@ class FlashStats(_Document):
     programs: int
     erases: int
     multiplane_commands: int
+    suspensions: int
     unmapped_reads: int
     read_modify_writes: int
     translation_page_reads: int

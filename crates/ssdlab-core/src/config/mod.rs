@@ -408,7 +408,27 @@ pub struct FlashConfig {
     /// Transfers per second on the channel (NV-DDR2 at 333 MT/s in MQSim's default).
     pub channel_rate: TransferRate,
     pub technology: CellTechnology,
+    /// Which cell operations a read may suspend (MQSim's CMD_Suspension_Support).
+    pub suspension: Suspension,
     pub timing: TimingConfig,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Suspension {
+    None,
+    Program,
+    Erase,
+    ProgramErase,
+}
+
+impl Suspension {
+    pub fn program(self) -> bool {
+        matches!(self, Suspension::Program | Suspension::ProgramErase)
+    }
+    pub fn erase(self) -> bool {
+        matches!(self, Suspension::Erase | Suspension::ProgramErase)
+    }
 }
 
 impl Default for FlashConfig {
@@ -424,6 +444,7 @@ impl Default for FlashConfig {
             channel_width_bytes: 1,
             channel_rate: TransferRate::lit("333MT/s"),
             technology: CellTechnology::Mlc,
+            suspension: Suspension::Erase,
             timing: TimingConfig::default(),
         }
     }
@@ -457,6 +478,14 @@ pub struct TimingConfig {
     pub read: PageTypeLatency,
     pub program: PageTypeLatency,
     pub erase: Duration,
+    /// Time to suspend an ongoing program or erase (MQSim's Suspend_Program_Time and
+    /// Suspend_Erase_Time).
+    pub suspend_program: Duration,
+    pub suspend_erase: Duration,
+    /// A read suspends a program or erase only if more than this is left of it (MQSim's
+    /// Preferred_suspend_write_time_for_read and Preferred_suspend_erase_time_for_read).
+    pub suspend_program_min_remaining: Duration,
+    pub suspend_erase_min_remaining: Duration,
 }
 
 impl Default for TimingConfig {
@@ -465,6 +494,10 @@ impl Default for TimingConfig {
             read: PageTypeLatency::Uniform(Duration::lit("75us")),
             program: PageTypeLatency::Uniform(Duration::lit("750us")),
             erase: Duration::lit("3.8ms"),
+            suspend_program: Duration::lit("100us"),
+            suspend_erase: Duration::lit("700us"),
+            suspend_program_min_remaining: Duration::lit("100us"),
+            suspend_erase_min_remaining: Duration::lit("700us"),
         }
     }
 }

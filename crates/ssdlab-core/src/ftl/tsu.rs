@@ -75,6 +75,14 @@ impl Tsu {
         self.queues[die as usize].iter().filter_map(|q| q.front()).map(|&t| slab.get(t).seq).min()
     }
 
+    /// Whether reads (of any kind) wait at `die`.
+    pub fn has_reads(&self, die: u32) -> bool {
+        let q = &self.queues[die as usize];
+        [Class::UserRead, Class::MappingRead, Class::GcRead]
+            .iter()
+            .any(|&c| (0..PRIORITIES).any(|p| !q[c as usize * PRIORITIES + p].is_empty()))
+    }
+
     pub fn queued(&self, die: u32) -> usize {
         self.queues[die as usize].iter().map(|q| q.len()).sum()
     }
@@ -82,11 +90,23 @@ impl Tsu {
     /// Takes the next batch for an idle die: the head of the first non-empty queue in `order`,
     /// plus the first transaction for each other plane of the die at the same page offset.
     /// Erases are issued one block at a time.
-    pub fn next_batch(&mut self, die: u32, slab: &Slab<Transaction>, order: &[Class; CLASSES]) -> Option<Batch> {
+    /// With `reads_only` (a die with a suspended program or erase) only read classes are served.
+    pub fn next_batch(
+        &mut self,
+        die: u32,
+        slab: &Slab<Transaction>,
+        order: &[Class; CLASSES],
+        reads_only: bool,
+    ) -> Option<Batch> {
         let queues = &mut self.queues[die as usize];
+        let allowed = |i: usize| {
+            !reads_only || Class::ORDER[0..CLASSES].iter().any(|&c| c as usize == i / PRIORITIES && c.is_read())
+        };
         let index = if self.policy == Scheduling::Fifo {
             // Strict arrival order: the queue whose head came first.
-            (0..queues.len()).filter(|&i| !queues[i].is_empty()).min_by_key(|&i| slab.get(queues[i][0]).seq)?
+            (0..queues.len())
+                .filter(|&i| !queues[i].is_empty() && allowed(i))
+                .min_by_key(|&i| slab.get(queues[i][0]).seq)?
         } else {
             // The first class in service order with work, highest priority first within it
             // (only the priority policy fills more than the first queue of each class).
@@ -94,7 +114,7 @@ impl Tsu {
             order
                 .iter()
                 .flat_map(|&c| (0..levels).map(move |p| c as usize * PRIORITIES + p))
-                .find(|&i| !queues[i].is_empty())?
+                .find(|&i| !queues[i].is_empty() && allowed(i))?
         };
         let class = Class::ORDER.iter().copied().find(|&c| c as usize == index / PRIORITIES).expect("valid class");
         let queue = &mut queues[index];

@@ -93,6 +93,9 @@ impl Simulation {
         let seq = self.tsu.push(die, class, self.txns.get(id).priority, id);
         self.txns.get_mut(id).seq = seq;
         self.touched_dies.push(die);
+        if matches!(class, Class::UserRead | Class::MappingRead) {
+            self.maybe_suspend(die);
+        }
     }
 
     /// A host or translation-page write takes its page when it reaches the die queue, so pages of
@@ -160,13 +163,18 @@ impl Simulation {
         let first_plane = die * g.planes_per_die;
         let urgent = (first_plane..first_plane + g.planes_per_die).any(|p| self.ftl.gc_is_urgent(p));
         let order = if urgent { &Class::ORDER } else { &Class::PREEMPTIBLE_GC_ORDER };
-        let Some(batch) = self.tsu.next_batch(die, &self.txns, order) else { return };
+        let reads_only = self.dies[die as usize].suspended.is_some();
+        let Some(batch) = self.tsu.next_batch(die, &self.txns, order, reads_only) else { return };
         let now = self.now();
         for &id in batch.ids() {
             let t = self.txns.get_mut(id);
             t.spent.add(Step::ChipQueueWait, now - t.queued_at);
         }
-        self.dies[die as usize] = DieState { busy: true, batch, picked_at: now };
+        let d = &mut self.dies[die as usize];
+        d.busy = true;
+        d.batch = batch;
+        d.picked_at = now;
+        d.cell_start = SimTime::MAX;
         if batch.count > 1 {
             self.counters.multiplane += 1;
         }
@@ -188,14 +196,19 @@ impl Simulation {
     /// Under FIFO scheduling a die may not start while another die of its chip waits with an
     /// older transaction.
     fn blocked_by_fifo(&self, die: u32) -> bool {
-        if self.tsu.policy() != Scheduling::Fifo {
+        // A die with a suspended program or erase serves its reads out of order (that is what
+        // suspension is for): it neither waits for nor holds up the other dies.
+        if self.tsu.policy() != Scheduling::Fifo || self.dies[die as usize].suspended.is_some() {
             return false;
         }
         let Some(mine) = self.tsu.oldest_waiting(die, &self.txns) else { return false };
         let g = &self.ftl.geometry;
         let first = g.chip_of_die(die) * g.dies_per_chip;
-        (first..first + g.dies_per_chip)
-            .any(|d| d != die && self.tsu.oldest_waiting(d, &self.txns).is_some_and(|s| s < mine))
+        (first..first + g.dies_per_chip).any(|d| {
+            d != die
+                && self.dies[d as usize].suspended.is_none()
+                && self.tsu.oldest_waiting(d, &self.txns).is_some_and(|s| s < mine)
+        })
     }
 
     /// Holds the channel for `duration` from when it is next free; returns the start.
@@ -246,13 +259,13 @@ impl Simulation {
                 self.charge_batch(die, Step::CommandAddress, start + command - now);
                 self.charge_batch(die, Step::ChannelData, data);
                 self.charge_batch(die, Step::CellOperation, cell);
-                self.queue.schedule(start + command + data + cell, Event::DieDone { die });
+                self.schedule_cell_end(die, start + command + data, cell);
             }
             _ => {
                 self.counters.erases += n;
                 let command = self.timing.erase_command_ps * n;
                 let sent = self.use_channel(die, command) + command;
-                self.queue.schedule(sent + self.timing.erase_ps, Event::DieDone { die });
+                self.schedule_cell_end(die, sent, self.timing.erase_ps);
             }
         }
     }
@@ -269,7 +282,8 @@ impl Simulation {
         let duration = self.timing.data_transfer_ps(bytes);
         let done = if bytes == 0 { self.now() } else { self.use_channel(die, duration) + duration };
         self.charge_batch(die, Step::ChannelData, done - self.now());
-        self.queue.schedule(done, Event::DieDone { die });
+        let gen = self.dies[die as usize].gen;
+        self.queue.schedule(done, Event::DieDone { die, gen });
     }
 
     pub(super) fn on_die_done(&mut self, die: u32) {
@@ -277,6 +291,9 @@ impl Simulation {
         self.dies[die as usize].busy = false;
         for &id in batch.ids() {
             self.complete_txn(id);
+        }
+        if self.dies[die as usize].suspended.is_some() {
+            self.after_read_while_suspended(die);
         }
         self.touched_dies.push(die);
         if self.tsu.policy() == Scheduling::Fifo {

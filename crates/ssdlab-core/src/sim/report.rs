@@ -76,6 +76,7 @@ impl Simulation {
                     programs: self.counters.programs,
                     erases: self.counters.erases,
                     multiplane_commands: self.counters.multiplane,
+                    suspensions: self.counters.suspensions,
                     unmapped_reads: s.unmapped_reads,
                     read_modify_writes: s.rmw_reads,
                     translation_page_reads: s.mapping_reads,

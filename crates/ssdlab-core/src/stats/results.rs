@@ -70,6 +70,8 @@ pub struct FlashSummary {
     pub erases: u64,
     /// Commands that covered more than one plane.
     pub multiplane_commands: u64,
+    /// Programs and erases suspended for a read.
+    pub suspensions: u64,
     /// Reads of logical pages that were never written (timed as flash reads; see the README).
     pub unmapped_reads: u64,
     /// Partial-page writes that first read the rest of the page.
