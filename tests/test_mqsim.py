@@ -43,7 +43,10 @@ def test_the_sample_pair_gives_three_scenarios():
     assert trace[0]["path"] == "traces/tpcc-small.trace"
     # What ssdlab does not model is named, with its value, in every scenario.
     for s in scenarios:
-        assert any(w.startswith("CMD_Suspension_Support ERASE") for w in s.warnings), s.warnings
+        # Erase suspension is mapped; only the write-suspends-erase threshold has no counterpart.
+        assert s.config["flash"]["suspension"] == "erase"
+        assert s.config["flash"]["timing"]["suspend_erase"] == "700us"
+        assert any(w.startswith("Preferred_suspend_erase_time_for_write") for w in s.warnings)
         if "cache" not in s.config:
             assert any("Data_Cache_Capacity" in w for w in s.warnings), s.warnings
 
@@ -111,7 +114,7 @@ def test_run_the_xml_pair_writes_one_results_file_per_scenario(run_cli, tmp_path
         data = json.loads((folder / f"scenario-{n}" / "results.json").read_text())
         assert data["schema"] == "ssdlab.results/1"
         # The import's warnings follow the core's in results.json; the overrides are applied.
-        assert any(w.startswith("CMD_Suspension_Support") for w in data["warnings"])
+        assert any(w.startswith("Preferred_suspend_erase_time_for_write") for w in data["warnings"])
         assert data["config"]["run"]["max_simulated_time"] == "20ms"
         assert data["simulated_seconds"] < 0.1
     first = json.loads((folder / "scenario-1" / "results.json").read_text())
@@ -119,7 +122,7 @@ def test_run_the_xml_pair_writes_one_results_file_per_scenario(run_cli, tmp_path
     assert all(f["writes"]["count"] > 0 for f in first["flows"])
     trace = json.loads((folder / "scenario-3" / "results.json").read_text())
     assert trace["flows"][0]["requests"] > 0
-    assert "warning: CMD_Suspension_Support" in proc.stdout
+    assert "warning: Preferred_suspend_erase_time_for_write" in proc.stdout
 
 
 @needs_samples
@@ -138,12 +141,12 @@ def test_import_mqsim_writes_toml_that_runs_from_anywhere(run_cli, tmp_path):
     assert proc.returncode == 0, proc.stderr
     paths = [tmp_path / "out" / f"mq-{n}.toml" for n in (1, 2, 3)]
     assert sorted((tmp_path / "out").iterdir()) == paths
-    assert "warning: CMD_Suspension_Support" in proc.stdout
+    assert "warning: Preferred_suspend_erase_time_for_write" in proc.stdout
     scenarios = ssdlab.import_mqsim(SSDCONFIG, WORKLOAD)
     for path, scenario in zip(paths, scenarios, strict=True):
         text = path.read_text()
         assert text.startswith("# Imported by ssdlab import-mqsim")
-        assert "# - CMD_Suspension_Support ERASE" in text
+        assert "# - Preferred_suspend_erase_time_for_write" in text
         written = load_config(path)
         for flow in written["flows"]:
             flow.pop("path", None)

@@ -285,13 +285,14 @@ pub(super) fn import_device(file: &str, root: &Element) -> Result<Device, Config
         }
     }
 
-    // Suspension: read now, reported with CMD_Suspension_Support below.
-    let suspend_timing: Vec<(&str, Option<String>)> = vec![
-        ("Preferred_suspend_erase_time_for_read", shown(d.int("Preferred_suspend_erase_time_for_read")?)),
-        ("Prefered_suspend_erase_time_for_read", shown(d.int("Prefered_suspend_erase_time_for_read")?)),
-        ("Preferred_suspend_erase_time_for_write", shown(d.int("Preferred_suspend_erase_time_for_write")?)),
-        ("Preferred_suspend_write_time_for_read", shown(d.int("Preferred_suspend_write_time_for_read")?)),
-    ];
+    // Suspension thresholds: applied with CMD_Suspension_Support below.
+    let erase_for_read = match d.int("Preferred_suspend_erase_time_for_read")? {
+        Some(ns) => Some(ns),
+        // MQSim's own sample files spell it this way too.
+        None => d.int("Prefered_suspend_erase_time_for_read")?,
+    };
+    let erase_for_write = d.int("Preferred_suspend_erase_time_for_write")?;
+    let program_for_read = d.int("Preferred_suspend_write_time_for_read")?;
 
     let channels = d.int("Flash_Channel_Count")?;
     if let Some(n) = channels {
@@ -319,14 +320,32 @@ pub(super) fn import_device(file: &str, root: &Element) -> Result<Device, Config
         set(&mut config, "flash.technology", t.as_str());
     }
     let suspension = f.choice("CMD_Suspension_Support", &["NONE", "PROGRAM", "PROGRAM_ERASE", "ERASE"])?;
-    let mut suspend_tags = suspend_timing;
-    suspend_tags.push(("Suspend_Erase_Time", shown(f.int("Suspend_Erase_Time")?)));
-    suspend_tags.push(("Suspend_Program_Time", shown(f.int("Suspend_Program_Time")?)));
-    if let Some(mode) = suspension.filter(|m| m != "NONE") {
-        warnings.push(format!(
-            "CMD_Suspension_Support {mode}{}: ssdlab has no program/erase suspension yet; a read waits for the running program or erase to finish",
-            with_tags(&suspend_tags)
-        ));
+    if let Some(mode) = &suspension {
+        let value = match mode.as_str() {
+            "NONE" => "none",
+            "PROGRAM" => "program",
+            "ERASE" => "erase",
+            _ => "program-erase",
+        };
+        set(&mut config, "flash.suspension", value);
+    }
+    for (tag, key) in [("Suspend_Erase_Time", "suspend_erase"), ("Suspend_Program_Time", "suspend_program")] {
+        if let Some(ns) = f.int(tag)? {
+            set(&mut config, &format!("flash.timing.{key}"), duration_ns(ns));
+        }
+    }
+    if let Some(ns) = erase_for_read {
+        set(&mut config, "flash.timing.suspend_erase_min_remaining", duration_ns(ns));
+    }
+    if let Some(ns) = program_for_read {
+        set(&mut config, "flash.timing.suspend_program_min_remaining", duration_ns(ns));
+    }
+    if let Some(ns) = erase_for_write {
+        if suspension.as_deref().is_some_and(|m| m.contains("ERASE")) {
+            warnings.push(format!(
+                "Preferred_suspend_erase_time_for_write {ns}: in ssdlab only reads suspend an erase; writes wait for it"
+            ));
+        }
     }
     let technology = technology.unwrap_or_else(|| "MLC".into());
     for (op, default_ns) in [("Read", 75_000), ("Program", 750_000)] {
