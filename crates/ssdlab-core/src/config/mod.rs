@@ -224,6 +224,11 @@ pub enum Scheduling {
     OutOfOrder,
     /// Out of order, and within each queue the transactions of higher-priority flows first.
     Priority,
+    /// Out of order, and fair queueing across flows within each user queue: each pick goes to the
+    /// flow served least recently, so a light flow is not stuck behind an aggressor's backlog.
+    /// This pursues FLIN's goal (Tavakkol et al., ISCA 2018: even out flows' slowdowns), not its
+    /// three-stage design.
+    FlowFair,
 }
 
 impl Default for ControllerConfig {

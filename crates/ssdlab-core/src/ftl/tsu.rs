@@ -11,8 +11,10 @@ use crate::engine::Slab;
 use crate::flash::geometry::MAX_PLANES_PER_DIE;
 use crate::flash::Geometry;
 
-/// How far down a queue the scheduler looks for multi-plane partners.
+/// How far down a queue the scheduler looks for multi-plane partners, and the flow-fair policy
+/// for the most slowed-down flow.
 const MULTIPLANE_LOOKAHEAD: usize = 16;
+const FAIRNESS_LOOKAHEAD: usize = 32;
 
 /// The transactions one die executes together.
 #[derive(Clone, Copy, Debug)]
@@ -91,12 +93,14 @@ impl Tsu {
     /// plus the first transaction for each other plane of the die at the same page offset.
     /// Erases are issued one block at a time.
     /// With `reads_only` (a die with a suspended program or erase) only read classes are served.
+    /// `last_served` is when each flow was last picked (used by the flow-fair policy).
     pub fn next_batch(
         &mut self,
         die: u32,
         slab: &Slab<Transaction>,
         order: &[Class; CLASSES],
         reads_only: bool,
+        last_served: &[u64],
     ) -> Option<Batch> {
         let queues = &mut self.queues[die as usize];
         let allowed = |i: usize| {
@@ -118,7 +122,30 @@ impl Tsu {
         };
         let class = Class::ORDER.iter().copied().find(|&c| c as usize == index / PRIORITIES).expect("valid class");
         let queue = &mut queues[index];
-        let head = queue.pop_front().expect("non-empty queue");
+        let pick = if self.policy == Scheduling::FlowFair && matches!(class, Class::UserRead | Class::UserWrite) {
+            // The first transaction of the flow served least recently among the next few. Writes
+            // already own their pages, so a write may not pass an earlier one on its plane.
+            let window = queue.len().min(FAIRNESS_LOOKAHEAD);
+            let mut planes_seen = 0u32;
+            let mut best: Option<(u64, usize)> = None;
+            for (i, &id) in queue.iter().take(window).enumerate() {
+                let t = slab.get(id);
+                let bit = 1u32 << (t.plane % self.planes_per_die);
+                let first_for_plane = planes_seen & bit == 0;
+                planes_seen |= bit;
+                if class == Class::UserWrite && !first_for_plane {
+                    continue;
+                }
+                let served = last_served.get(t.flow as usize).copied().unwrap_or(0);
+                if best.is_none_or(|(b, _)| served < b) {
+                    best = Some((served, i));
+                }
+            }
+            best.map_or(0, |(_, i)| i)
+        } else {
+            0
+        };
+        let head = queue.remove(pick).expect("non-empty queue");
         let mut batch = Batch { class, txns: [0; MAX_PLANES_PER_DIE as usize], count: 1 };
         batch.txns[0] = head;
         if self.planes_per_die == 1 || class == Class::Erase {

@@ -164,7 +164,14 @@ impl Simulation {
         let urgent = (first_plane..first_plane + g.planes_per_die).any(|p| self.ftl.gc_is_urgent(p));
         let order = if urgent { &Class::ORDER } else { &Class::PREEMPTIBLE_GC_ORDER };
         let reads_only = self.dies[die as usize].suspended.is_some();
-        let Some(batch) = self.tsu.next_batch(die, &self.txns, order, reads_only) else { return };
+        let Some(batch) = self.tsu.next_batch(die, &self.txns, order, reads_only, &self.flow_last_served) else {
+            return;
+        };
+        if matches!(batch.class, Class::UserRead | Class::UserWrite) {
+            self.picks += 1;
+            let flow = self.txns.get(batch.txns[0]).flow as usize;
+            self.flow_last_served[flow] = self.picks;
+        }
         let now = self.now();
         for &id in batch.ids() {
             let t = self.txns.get_mut(id);

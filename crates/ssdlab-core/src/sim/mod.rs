@@ -155,6 +155,10 @@ pub struct Simulation {
     link: crate::host::HostLink,
     /// SATA: one device queue filled in arrival order (no per-queue arbitration).
     sata: bool,
+    /// When each flow's transaction was last picked by a die (a count of picks), for flow-fair
+    /// scheduling.
+    flow_last_served: Vec<u64>,
+    picks: u64,
     ftl: Ftl,
     tsu: Tsu,
     txns: Slab<Transaction>,
@@ -217,6 +221,8 @@ impl Simulation {
             queue: EventQueue::new(),
             link: crate::host::HostLink::new(&config.host),
             sata: config.host.interface == crate::config::HostInterface::Sata,
+            flow_last_served: vec![0; config.flows.len()],
+            picks: 0,
             tsu: Tsu::new(g).with_policy(config.controller.scheduling),
             txns: Slab::default(),
             requests: Slab::default(),

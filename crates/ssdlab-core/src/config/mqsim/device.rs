@@ -205,19 +205,16 @@ pub(super) fn import_device(file: &str, root: &Element) -> Result<Device, Config
     }
     let scheduling = d.choice("Transaction_Scheduling_Policy", &["OUT_OF_ORDER", "PRIORITY_OUT_OF_ORDER", "FLIN"])?;
     match scheduling.as_deref() {
-        Some("FLIN") => warnings.push(
-            "Transaction_Scheduling_Policy FLIN: ssdlab has no FLIN yet; the chips schedule out of order (controller.scheduling = \"out-of-order\") without FLIN's fairness control"
-                .into(),
-        ),
-        Some(policy) if schema_has("controller", "scheduling") => {
-            let mapped = if policy == "OUT_OF_ORDER" { "out-of-order" } else { "priority" };
-            set(&mut config, "controller.scheduling", mapped);
+        Some("FLIN") => {
+            set(&mut config, "controller.scheduling", "flow-fair");
+            warnings.push(
+                "Transaction_Scheduling_Policy FLIN: mapped to controller.scheduling = \"flow-fair\", fair queueing across flows at each die, which pursues FLIN's goal (even slowdowns) without its three stages"
+                    .into(),
+            );
         }
-        Some("PRIORITY_OUT_OF_ORDER") => warnings.push(
-            "Transaction_Scheduling_Policy PRIORITY_OUT_OF_ORDER: ssdlab has no priority scheduling yet; the chips schedule out of order"
-                .into(),
-        ),
-        _ => {}
+        Some("OUT_OF_ORDER") => set(&mut config, "controller.scheduling", "out-of-order"),
+        Some(_) => set(&mut config, "controller.scheduling", "priority"),
+        None => {}
     }
     if let Some(op) = d.num("Overprovisioning_Ratio")? {
         set(&mut config, "ftl.over_provisioning", op);
