@@ -11,6 +11,9 @@ device ("alone"), then compares the flows' mean response times:
 The device is the paper's Table 3 drive (see `device`). Every study runs without a data cache
 (flows with `cache_mode = "off"`) instead of MQSim's 256 MB write cache; they all use reads only,
 which a write cache would not serve anyway (nothing was written through it).
+
+The write-cache study is the exception: its flows write through MQSim's 256 MB cache
+(`cached_device`, `write_flow`, `write_interference`, at the end of this file).
 """
 
 from __future__ import annotations
@@ -343,3 +346,181 @@ def save(name: str, figure: Any, data: dict[str, Any]) -> Path:
 
 def fmt(x: float, digits: int = 1) -> str:
     return f"{x:,.{digits}f}"
+
+
+# Write-cache contention: flows that write through the data cache. Added for
+# validation/write_cache_contention.py; the read-only studies above do not use them.
+
+# The paper's write cache (Table 3): 256 MB, read as 256 MiB, as MQSim's XML gives it in bytes
+# (Data_Cache_Capacity 268435456).
+PAPER_WRITE_CACHE_BYTES = 256 * 1024 * 1024
+
+
+def cached_device(
+    *,
+    sharing: str = "shared",
+    capacity_bytes: int = PAPER_WRITE_CACHE_BYTES,
+    seed: int = 1,
+) -> dict[str, Any]:
+    """`device` (ideal CMT) with a data cache of `capacity_bytes`, one LRU for all flows
+    (`sharing = "shared"`) or an equal share per flow (`"partitioned"`).
+
+    The DRAM is MQSim's default (ssdconfig.xml: 8 KiB rows, 100 MT/s, 1-byte bursts, tRCD = tCL =
+    tRP = 13 ns), set explicitly. Only flows with a `cache_mode` other than "off" use the cache.
+    """
+    dev = device(ideal_mapping=True, seed=seed)
+    dev["cache"] = {
+        "capacity": f"{capacity_bytes}B",
+        "sharing": sharing,
+        "dram_row_size": "8KiB",
+        "dram_data_rate": "100MT/s",
+        "dram_burst_bytes": 1,
+        "dram_trcd": "13ns",
+        "dram_tcl": "13ns",
+        "dram_trp": "13ns",
+    }
+    return dev
+
+
+def write_flow(
+    name: str,
+    queue_depth: int,
+    address: str = "uniform",
+    *,
+    duration: str,
+    working_set: float = MAPPED_FRACTION,
+    working_set_start: float = 0.0,
+    cache_mode: str = "write",
+    seed: int | None = None,
+) -> dict[str, Any]:
+    """A closed-loop flow of 8 KiB page-aligned writes through the write cache that runs for
+    `duration` of simulated time (the write twin of `read_flow`).
+
+    Page-aligned whole pages: a flushed line is a full page, programmed without a
+    read-modify-write. Within the preconditioned part of the drive every write overwrites mapped
+    data.
+    """
+    flow = read_flow(
+        name,
+        queue_depth,
+        address,
+        duration=duration,
+        working_set=working_set,
+        working_set_start=working_set_start,
+        seed=seed,
+    )
+    flow["read_fraction"] = 0.0
+    flow["cache_mode"] = cache_mode
+    return flow
+
+
+@dataclass(frozen=True)
+class CacheRun:
+    """What the data cache and the flash did in one run (all flows together)."""
+
+    flushes: int
+    writes_waited: int
+    dram_utilisation: float
+    flash_programs: int
+    simulated_seconds: float
+
+
+@dataclass
+class CacheInterference(Interference):
+    """`Interference` of write flows, plus what the cache did in the shared run and alone."""
+
+    cache: CacheRun
+    alone_cache: dict[str, CacheRun]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            **super().to_dict(),
+            "cache": asdict(self.cache),
+            "alone_cache": {k: asdict(v) for k, v in self.alone_cache.items()},
+        }
+
+
+def _write_flow_runs(results: ssdlab.Results) -> dict[str, FlowRun]:
+    """`_flow_runs` for write flows: each flow's write statistics."""
+    runs = {}
+    for f in results.flows:
+        runs[f.name] = FlowRun(
+            name=f.name,
+            mean_us=f.writes.latency_us.mean,
+            p99_us=f.writes.latency_us.p99,
+            iops=f.iops,
+            requests=f.requests,
+            cmt_hit_rate=f.cmt_hit_rate,
+            cmt_miss_wait_us=f.latency_breakdown_us.get("cmt_miss_wait", 0.0),
+        )
+    return runs
+
+
+def _simulate_writes(key: str) -> tuple[dict[str, FlowRun], CacheRun, float, int]:
+    results = ssdlab.simulate(json.loads(key))
+    # Still no GC: it would add its own interference (the studies' runs stay below its threshold).
+    _check(results)
+    if any(f.reads.count for f in results.flows):
+        raise RuntimeError("a write study's flow issued reads")
+    d = results.device
+    cache = CacheRun(
+        flushes=d.cache.flushes,
+        writes_waited=d.cache.writes_waited,
+        dram_utilisation=d.cache.dram_utilisation,
+        flash_programs=d.flash.programs,
+        simulated_seconds=results.simulated_seconds,
+    )
+    return _write_flow_runs(results), cache, results.wall_seconds, results.events
+
+
+def run_all_writes(
+    configs: Sequence[dict[str, Any]], label: str = ""
+) -> list[tuple[dict[str, FlowRun], CacheRun]]:
+    """`run_all` for write flows: every config (identical ones once), with its cache activity."""
+    keys = [json.dumps(c, sort_keys=True) for c in configs]
+    unique = list(dict.fromkeys(keys))
+    start = time.perf_counter()
+    measured: dict[str, tuple[dict[str, FlowRun], CacheRun]] = {}
+    with ProcessPoolExecutor(max_workers=jobs()) as pool:
+        futures = {pool.submit(_simulate_writes, key): key for key in unique}
+        for future in as_completed(futures):
+            key = futures[future]
+            runs, cache, wall, events = future.result()
+            measured[key] = (runs, cache)
+            print(
+                f"  [{len(measured)}/{len(unique)}] {label}{'+'.join(runs)}: "
+                f"{wall:.1f} s wall, {events:,} events, {cache.writes_waited:,} writes waited",
+                file=sys.stderr,
+                flush=True,
+            )
+    elapsed = time.perf_counter() - start
+    print(f"  {len(unique)} runs in {elapsed:.1f} s", file=sys.stderr, flush=True)
+    return [measured[k] for k in keys]
+
+
+def write_interference(
+    experiments: Sequence[tuple[dict[str, Any], Sequence[dict[str, Any]]]], label: str = ""
+) -> list[CacheInterference]:
+    """`interference` for write flows: for each (device, flows), the shared run and each flow
+    alone on the same device (a single flow's partition is the whole cache), with the cache's
+    activity in each. Seeds as in `interference`.
+    """
+    configs: list[dict[str, Any]] = []
+    for dev, flows in experiments:
+        seeded = [{"seed": i + 1, **f} for i, f in enumerate(flows)]
+        configs.append({**copy.deepcopy(dev), "flows": seeded})
+        configs.extend({**copy.deepcopy(dev), "flows": [f]} for f in seeded)
+    runs = iter(run_all_writes(configs, label))
+    out = []
+    for _, flows in experiments:
+        shared, cache = next(runs)
+        alone: dict[str, FlowRun] = {}
+        alone_cache: dict[str, CacheRun] = {}
+        for f in flows:
+            flow_runs, flow_cache = next(runs)
+            alone[f["name"]] = flow_runs[f["name"]]
+            alone_cache[f["name"]] = flow_cache
+        out.append(
+            CacheInterference(shared=shared, alone=alone, cache=cache, alone_cache=alone_cache)
+        )
+    return out
