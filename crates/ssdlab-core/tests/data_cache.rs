@@ -19,9 +19,9 @@ fn cached_writes_complete_at_dram_speed() {
     let cached = run(&format!("{}\n{qd1}requests = 200\n", device("capacity = \"64MiB\"")));
     let direct = run(&format!("{}\n{}requests = 200\n", device(""), qd1.replace("\"write\"", "\"off\"")));
     let (c, d) = (cached.flows[0].writes.latency_us.mean, direct.flows[0].writes.latency_us.mean);
-    // 4 KiB at MQSim's DRAM (100 MT/s x 1 B) is about 41 us; a flash program 750 us.
-    assert!(c < 80.0 && d > 700.0, "cached {c:.1} us vs direct {d:.1} us");
-    assert!((cached.flows[0].writes.latency_breakdown_us.get("cache_dram").unwrap() - 41.0).abs() < 5.0);
+    // 4 KiB at MQSim's DRAM (100 MHz DDR = 200 MT/s x 1 B) is about 20.5 us; a program 750 us.
+    assert!(c < 60.0 && d > 700.0, "cached {c:.1} us vs direct {d:.1} us");
+    assert!((cached.flows[0].writes.latency_breakdown_us.get("cache_dram").unwrap() - 20.5).abs() < 3.0);
     assert_eq!(cached.device.flash.programs, 0, "nothing needed flushing");
 }
 
@@ -30,6 +30,9 @@ fn a_full_cache_makes_writes_wait_for_flushes() {
     let r = run(&format!("{}\n{WRITES}requests = 3000\n", device("capacity = \"64KiB\"")));
     let c = &r.device.cache;
     assert!(c.flushes > 2000 && c.writes_waited > 1000, "{c:?}");
+    // Room is made for every waiting write at once: flushes overlap on the dies, so a full cache
+    // admits writes faster than one program time each.
+    assert!(r.flows[0].writes.iops > 1e6 / 750.0 * 1.5, "{}", r.flows[0].writes.iops);
     assert!(r.flows[0].writes.latency_us.mean > 300.0, "writes wait for programs once the cache is full");
     assert_eq!(r.flows[0].writes.count, 3000);
 }

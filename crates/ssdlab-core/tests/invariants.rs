@@ -121,6 +121,9 @@ proptest! {
                 Err(e) => return Err(TestCaseError::fail(format!("{e}\n{}", case.toml))),
             };
             prop_assert!(sim.simulated_time() >= last_time, "time went back");
+            // Small runs end within a few million events; more means the model has stopped
+            // making progress (a livelock).
+            prop_assert!(sim.events() < 5_000_000, "no end after {} events:\n{}", sim.events(), case.toml);
             last_time = sim.simulated_time();
             if let Err(e) = sim.check_invariants() {
                 prop_assert!(false, "invariant broken mid-run: {e}\n{}", case.toml);

@@ -57,3 +57,84 @@ fn a_domain_that_cannot_fit_its_planes_is_refused() {
     assert_eq!(e.path, "ftl.address_domains");
     assert!(e.reason.contains("give the flows more planes"), "{}", e.reason);
 }
+
+/// Found by the property tests: a flow pinned to planes it fills leaves GC moving nearly full
+/// victims forever (FIFO picks blocks with almost no invalid page) while other writes wait. The
+/// watchdog stops the run with the out-of-space report instead of letting it run forever.
+#[test]
+fn gc_churn_on_a_full_partition_is_stopped_by_the_watchdog() {
+    let text = r#"
+seed = 1393734251461175544
+[host]
+interface = "nvme"
+sata_processing_delay = "2us"
+arbitration = "round-robin"
+max_requests_in_device = 6
+[controller]
+scheduling = "out-of-order"
+dispatch_read = "0ns"
+dispatch_write = "0ns"
+[ftl]
+preemptible_gc = false
+copyback = false
+over_provisioning = 0.301
+gc_policy = "fifo"
+static_wear_leveling_threshold = 2
+ideal_mapping = false
+cmt_capacity = "1KiB"
+[flash]
+channels = 2
+chips_per_channel = 2
+dies_per_chip = 2
+planes_per_die = 1
+blocks_per_plane = 27
+pages_per_block = 32
+page_size = "2KiB"
+suspension = "none"
+[flash.timing]
+suspend_program = "10us"
+suspend_erase = "20us"
+suspend_program_min_remaining = "50us"
+suspend_erase_min_remaining = "100us"
+[precondition]
+occupancy = 0.426
+layout = "packed"
+[cache]
+capacity = "32KiB"
+sharing = "partitioned"
+[[flows]]
+priority = "urgent"
+cache_mode = "off"
+read_fraction = 0.357
+request_size = "26sectors"
+address = "sequential"
+queue_depth = 3
+requests = 666
+channels = [0]
+planes = [0]
+
+[[flows]]
+priority = "urgent"
+cache_mode = "off"
+read_fraction = 0.208
+request_size = "37sectors"
+address = "uniform"
+rate = "1k/s"
+requests = 571
+
+[[flows]]
+priority = "urgent"
+cache_mode = "off"
+read_fraction = 0.194
+request_size = "21sectors"
+address = "sequential"
+rate = "10k/s"
+requests = 72
+alignment = "4KiB"
+"#;
+    match Simulation::from_toml_str(text, &repo_root()).and_then(|mut s| s.run()) {
+        Err(SimError::EndOfLife(message)) => assert!(message.starts_with("out of space"), "{message}"),
+        Err(e) => panic!("unexpected error {e}"),
+        Ok(r) => panic!("finished with {} requests", r.device.reads.count + r.device.writes.count),
+    }
+}

@@ -250,7 +250,8 @@ pub struct CacheConfig {
     pub capacity: Size,
     pub sharing: Sharing,
     pub dram_row_size: Size,
-    /// Transfers per second on the DRAM bus, and bytes per transfer (MQSim's data rate and burst size).
+    /// Transfers per second on the DRAM bus, and bytes per transfer. MQSim's Data_Cache_DRAM_Data_Rate
+    /// is a clock in MHz with two transfers per clock: its 100 is 200 MT/s here.
     pub dram_data_rate: TransferRate,
     pub dram_burst_bytes: u32,
     pub dram_trcd: Duration,
@@ -264,7 +265,7 @@ impl Default for CacheConfig {
             capacity: Size::lit("256MiB"),
             sharing: Sharing::Shared,
             dram_row_size: Size::lit("8KiB"),
-            dram_data_rate: TransferRate::lit("100MT/s"),
+            dram_data_rate: TransferRate::lit("200MT/s"),
             dram_burst_bytes: 1,
             dram_trcd: Duration::lit("13ns"),
             dram_tcl: Duration::lit("13ns"),
@@ -616,6 +617,11 @@ pub enum FillLayout {
 pub struct RunConfig {
     /// Stop every flow at this simulated time (in addition to each flow's own limits).
     pub max_simulated_time: Option<Duration>,
+    /// Watchdog: if no host request completes for this much simulated time, the run stops. With
+    /// requests waiting that is an out-of-space error (e.g. flows pinned to planes they filled,
+    /// where GC moves data without freeing any); with only background work left (GC churning on
+    /// a full plane) the run ends with a warning. Default 10 s.
+    pub stall_timeout: Option<Duration>,
 }
 
 /// One I/O flow: an application or tenant with its own submission and completion queue.

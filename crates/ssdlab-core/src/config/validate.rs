@@ -38,6 +38,9 @@ pub fn validate(config: &Config) -> Result<(), ConfigError> {
     validate_ftl(config)?;
     validate_cache(config)?;
     fraction("precondition.occupancy", config.precondition.occupancy, false, false)?;
+    if config.run.stall_timeout.as_ref().is_some_and(|t| t.value == 0) {
+        return Err(ConfigError::new("run.stall_timeout", "must be greater than zero"));
+    }
     if let Some(t) = &config.run.max_simulated_time {
         if t.value == 0 {
             return Err(ConfigError::new("run.max_simulated_time", "must be greater than zero"));

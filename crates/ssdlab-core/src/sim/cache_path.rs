@@ -119,7 +119,10 @@ impl Simulation {
         while let Some(&request) = self.cache.waiting[p].front() {
             let needed = self.lines_needed(request, p);
             if needed > self.cache.partitions[p].free() {
-                self.make_room(p, request, needed);
+                // Make room for every waiting write at once, so their flushes run in parallel
+                // on the dies instead of one after another.
+                let waiting: u32 = self.cache.waiting[p].iter().map(|&r| self.lines_needed(r, p)).sum();
+                self.make_room(p, request, waiting.min(self.cache.partitions[p].capacity()));
                 if needed > self.cache.partitions[p].free() {
                     // Flushes are under way (the request fits the cache, and its own pages are
                     // never evicted for it): their completion calls this again.

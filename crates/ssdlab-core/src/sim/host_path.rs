@@ -177,6 +177,7 @@ impl Simulation {
         flow.stats.record(r.is_read, r.arrival, now, r.sectors as u64 * SECTOR_BYTES, &breakdown);
         flow.in_device -= 1;
         flow.completed += 1;
+        self.last_progress = now;
         self.requests_in_device -= 1;
         if let Some(log) = &mut self.completion_log {
             log.push((r.flow, r.seq));

@@ -183,6 +183,9 @@ pub struct Simulation {
     /// Dies that may have work to start once the current event is handled.
     touched_dies: Vec<u32>,
     counters: FlashCounters,
+    /// When a host request last completed, and how long the watchdog lets the run go without.
+    last_progress: SimTime,
+    stall_timeout_ps: u64,
     mapping: mapping_path::MappingState,
     cache: cache_path::CacheState,
     finished: bool,
@@ -249,6 +252,8 @@ impl Simulation {
             requests_in_device: 0,
             touched_dies: Vec::with_capacity(64),
             counters: FlashCounters::default(),
+            last_progress: 0,
+            stall_timeout_ps: config.run.stall_timeout.as_ref().map_or(10 * crate::time::PS_PER_S, |d| d.value),
             mapping: mapping_path::MappingState::new(&config, g),
             cache: cache_path::CacheState::new(&config),
             finished: false,
@@ -291,7 +296,10 @@ impl Simulation {
     }
 
     fn step_inner(&mut self, max_events: u64) -> Result<bool, SimError> {
-        for _ in 0..max_events {
+        for i in 0..max_events {
+            if i % 4096 == 0 && self.watchdog()? {
+                break;
+            }
             let Some((_, event)) = self.queue.pop() else {
                 self.finished = true;
                 if self.requests.live() > 0 {
@@ -363,6 +371,32 @@ impl Simulation {
                 p.min(1.0)
             })
             .fold(1.0, f64::min)
+    }
+
+    /// Stops a run that no longer makes progress: no host request has completed for
+    /// `run.stall_timeout` of simulated time. Returns true when the run is over.
+    fn watchdog(&mut self) -> Result<bool, SimError> {
+        let quiet = self.now().saturating_sub(self.last_progress);
+        if quiet <= self.stall_timeout_ps {
+            return Ok(false);
+        }
+        let issuing = self.flows.iter().any(|f| f.next.is_some());
+        if self.requests.live() > 0 || issuing {
+            if self.requests.live() > 0 {
+                return Err(SimError::EndOfLife(self.stall_report()));
+            }
+            // Only open-loop flows waiting for their next arrival: that is progress to come.
+            self.last_progress = self.now();
+            return Ok(false);
+        }
+        self.finished = true;
+        self.warnings.push(format!(
+            "the run was stopped at {:.3} s: every request had completed {:.3} s earlier, but background work (GC on a full plane, or flushes) never finished",
+            crate::time::ps_to_seconds(self.now()),
+            crate::time::ps_to_seconds(quiet)
+        ));
+        self.note_stalled_background_writes();
+        Ok(true)
     }
 
     /// Why requests are still waiting when nothing more can happen: only worn-out planes (no

@@ -131,7 +131,8 @@ pub(super) fn import_device(file: &str, root: &Element) -> Result<Device, Config
         if let Some(v) = d.int(tag)? {
             let value = match key {
                 "dram_row_size" => json!(size_bytes(v)),
-                "dram_data_rate" => json!(format!("{v}MT/s")),
+                // MQSim's rate is a clock in MHz with two transfers per clock (DDR).
+                "dram_data_rate" => json!(format!("{}MT/s", 2 * v)),
                 "dram_burst_bytes" => json!(v),
                 _ => json!(duration_ns(v)),
             };
