@@ -41,7 +41,7 @@ struct PlaneBlocks {
 
 pub struct BlockManager {
     /// Open the least-erased free block (dynamic wear leveling) rather than the oldest free one.
-    dynamic_wear_leveling: bool,
+    pub dynamic_wear_leveling: bool,
     pe_cycle_limit: u32,
     pub retired_blocks: u32,
     pages_per_block: u32,

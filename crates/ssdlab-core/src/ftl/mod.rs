@@ -91,7 +91,11 @@ impl Ftl {
                 .preemptible_gc
                 .then(|| ((config.ftl.gc_hard_threshold * config.flash.blocks_per_plane as f64).ceil() as u32).max(1)),
         };
+        // Every erase count is zero while the drive is filled: looking for the least-erased free
+        // block would scan the pool for nothing at every block opened.
+        let dynamic = std::mem::replace(&mut ftl.blocks.dynamic_wear_leveling, false);
         ftl.fill(config.precondition.occupancy, config.precondition.layout);
+        ftl.blocks.dynamic_wear_leveling = dynamic;
         Ok(ftl)
     }
 
