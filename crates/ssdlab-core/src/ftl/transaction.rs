@@ -2,7 +2,6 @@
 //! creates itself (GC moves and erases). They live in a slab and are named by index, so events
 //! and queues carry 4-byte ids and nothing is allocated per transaction once the slab has grown.
 
-use crate::stats::breakdown::Breakdown;
 use crate::time::SimTime;
 
 pub const NO_REQUEST: u32 = u32::MAX;
@@ -108,8 +107,6 @@ pub struct Transaction {
     pub sectors: u32,
     /// When it entered its die queue (or started waiting for space).
     pub queued_at: SimTime,
-    /// Time spent so far, by step, for the latency breakdown.
-    pub spent: Breakdown,
     /// Next transaction waiting for the same translation page (a list threaded through the slab).
     pub next_waiting: u32,
     /// NVMe priority class of the flow it serves (0 = urgent .. 3 = low).

@@ -203,7 +203,7 @@ impl Simulation {
     /// the rest of the page by a read-modify-write, like any partial write).
     fn flush_line(&mut self, lpa: u32, sectors: u64, flow: u16) {
         self.cache.flushes += 1;
-        let id = self.txns.insert(Transaction {
+        let id = self.insert_txn(Transaction {
             kind: TxnKind::UserWrite,
             request: NO_REQUEST,
             lpa,
@@ -211,7 +211,6 @@ impl Simulation {
             plane: 0,
             sectors: sectors.count_ones(),
             queued_at: self.now(),
-            spent: Breakdown::default(),
             next_waiting: NO_TXN,
             priority: Priority::Medium as u8,
             flow,

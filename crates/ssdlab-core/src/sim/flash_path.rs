@@ -38,7 +38,7 @@ impl Simulation {
                 continue;
             }
             pending += 1;
-            let id = self.txns.insert(Transaction {
+            let id = self.insert_txn(Transaction {
                 kind,
                 request,
                 lpa: lpa as u32,
@@ -46,7 +46,6 @@ impl Simulation {
                 plane: 0,
                 sectors: covered,
                 queued_at: self.queue.now(),
-                spent: Breakdown::default(),
                 next_waiting: NO_TXN,
                 priority,
                 flow: flow as u16,
@@ -62,12 +61,24 @@ impl Simulation {
         self.set_pending(request, pending);
     }
 
+    /// Puts a transaction in the slab, with an empty latency breakdown beside it (kept in its own
+    /// array: the breakdown is large and only a few steps touch it).
+    #[inline]
+    pub(super) fn insert_txn(&mut self, txn: Transaction) -> u32 {
+        let id = self.txns.insert(txn);
+        if id as usize >= self.spent.len() {
+            self.spent.resize(id as usize + 1, Breakdown::default());
+        }
+        self.spent[id as usize] = Breakdown::default();
+        id
+    }
+
     /// Creates a transaction on a known physical page and queues it at its die.
     pub(super) fn queue_txn(&mut self, kind: TxnKind, request: u32, lpa: u32, ppa: u32, sectors: u32) -> u32 {
         let g = &self.ftl.geometry;
         let plane = g.plane_of_block(g.block_of_ppa(ppa));
         let queued_at = self.queue.now();
-        let id = self.txns.insert(Transaction {
+        let id = self.insert_txn(Transaction {
             kind,
             request,
             lpa,
@@ -75,7 +86,6 @@ impl Simulation {
             plane,
             sectors,
             queued_at,
-            spent: Breakdown::default(),
             next_waiting: NO_TXN,
             // FTL work (GC, translation pages) is not any one flow's: the middle class.
             priority: Priority::Medium as u8,
@@ -174,8 +184,8 @@ impl Simulation {
         }
         let now = self.now();
         for &id in batch.ids() {
-            let t = self.txns.get_mut(id);
-            t.spent.add(Step::ChipQueueWait, now - t.queued_at);
+            let queued_at = self.txns.get(id).queued_at;
+            self.spent[id as usize].add(Step::ChipQueueWait, now - queued_at);
         }
         let d = &mut self.dies[die as usize];
         d.busy = true;
@@ -233,7 +243,7 @@ impl Simulation {
     fn charge_batch(&mut self, die: u32, step: Step, ps: u64) {
         let batch = self.dies[die as usize].batch;
         for &id in batch.ids() {
-            self.txns.get_mut(id).spent.add(step, ps);
+            self.spent[id as usize].add(step, ps);
         }
     }
 
@@ -318,7 +328,8 @@ impl Simulation {
                 self.txns.remove(id);
                 let sent = self.send_read_data(t.sectors as u64 * SECTOR_BYTES);
                 self.cache.fill_after_read(t.flow as usize, t.lpa, sector_mask(t.first_sector as u64, t.sectors));
-                self.finish_part(t.request, &t.spent, sent);
+                let spent = self.spent[id as usize];
+                self.finish_part(t.request, &spent, sent);
             }
             TxnKind::UserWrite if t.request == NO_REQUEST => {
                 // A dirty cache line reached flash.
@@ -327,7 +338,8 @@ impl Simulation {
             }
             TxnKind::UserWrite => {
                 self.txns.remove(id);
-                self.finish_part(t.request, &t.spent, self.now());
+                let spent = self.spent[id as usize];
+                self.finish_part(t.request, &spent, self.now());
             }
             TxnKind::RmwRead => {
                 // The old page is in the controller; merge and write it as a whole page.

@@ -11,7 +11,7 @@ use crate::ftl::blocks::Stream;
 use crate::ftl::cmt::{CmtPartition, Evicted, ENTRY_BYTES};
 use crate::ftl::mapping::UNMAPPED;
 use crate::ftl::transaction::{Class, Transaction, TxnKind, NO_REQUEST};
-use crate::stats::breakdown::{Breakdown, Step};
+use crate::stats::breakdown::Step;
 
 pub(super) const NO_TXN: u32 = u32::MAX;
 
@@ -104,8 +104,10 @@ impl Simulation {
             let t = self.txns.get_mut(id);
             next = t.next_waiting;
             t.next_waiting = NO_TXN;
-            t.spent.add(Step::CmtMissWait, now - t.queued_at);
+            let waited = now - t.queued_at;
             t.queued_at = now;
+            self.spent[id as usize].add(Step::CmtMissWait, waited);
+            let t = self.txns.get(id);
             let (flow, lpa) = (t.flow as usize, t.lpa);
             self.cache_entry(flow, lpa);
             self.resolve_user_page(id);
@@ -198,7 +200,7 @@ impl Simulation {
         let g = &self.ftl.geometry;
         let lpa = g.translation_lpa(tpage);
         let plane = g.plane_of_lpa(lpa as u64);
-        let id = self.txns.insert(Transaction {
+        let id = self.insert_txn(Transaction {
             kind: TxnKind::MappingWrite,
             request: NO_REQUEST,
             lpa,
@@ -206,7 +208,6 @@ impl Simulation {
             plane,
             sectors: g.sectors_per_page as u32,
             queued_at: self.now(),
-            spent: Breakdown::default(),
             next_waiting: NO_TXN,
             priority: crate::config::Priority::Medium as u8,
             flow: 0,

@@ -162,6 +162,8 @@ pub struct Simulation {
     ftl: Ftl,
     tsu: Tsu,
     txns: Slab<Transaction>,
+    /// Latency breakdown of each transaction so far, indexed like `txns`.
+    spent: Vec<Breakdown>,
     requests: Slab<Request>,
     flows: Vec<Flow>,
     dies: Vec<DieState>,
@@ -228,6 +230,7 @@ impl Simulation {
             picks: 0,
             tsu: Tsu::new(g).with_policy(config.controller.scheduling),
             txns: Slab::default(),
+            spent: Vec::new(),
             requests: Slab::default(),
             flows,
             dies: vec![idle; g.dies as usize],

@@ -79,7 +79,7 @@ impl Simulation {
         d.picked_at = s.picked_at;
         // The suspended transactions waited from the suspension until now, as cell time.
         for &id in s.batch.ids() {
-            self.txns.get_mut(id).spent.add(Step::CellOperation, now - s.since);
+            self.spent[id as usize].add(Step::CellOperation, now - s.since);
         }
         self.schedule_cell_end(die, now, s.remaining);
     }
