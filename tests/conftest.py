@@ -13,6 +13,20 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parents[1]
 MQSIM_TRACE = (REPO_ROOT / "../shared/mqsim/traces/wsrch-small.trace").resolve()
 
+# Top-level names of results.json that later tools rely on (schema ssdlab.results/1).
+RESULTS_CONTRACT = {
+    "schema",
+    "version",
+    "seed",
+    "simulated_seconds",
+    "wall_seconds",
+    "events",
+    "device",
+    "flows",
+    "warnings",
+    "config",
+}
+
 SMALL_FLASH = {
     "channels": 2,
     "chips_per_channel": 2,

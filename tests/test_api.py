@@ -11,7 +11,7 @@ import threading
 import time
 
 import pytest
-from conftest import MQSIM_TRACE, small_config
+from conftest import MQSIM_TRACE, RESULTS_CONTRACT, small_config
 from ssdlab import ConfigError, Results, TraceError, _core, simulate
 
 
@@ -66,18 +66,7 @@ def test_attributes_match_to_dict(config):
     assert r.flows[1].writes.count == d["flows"][1]["writes"]["count"] == 300
     assert r.flow("w") is r.flows[1]
     assert r.simulated_seconds == d["simulated_seconds"]
-    assert set(d) >= {
-        "schema",
-        "version",
-        "seed",
-        "simulated_seconds",
-        "wall_seconds",
-        "events",
-        "device",
-        "flows",
-        "warnings",
-        "config",
-    }
+    assert set(d) >= RESULTS_CONTRACT
 
 
 def test_to_dict_is_exactly_the_core_json(config):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 import ssdlab
-from conftest import MQSIM_TRACE, REPO_ROOT, small_config
+from conftest import MQSIM_TRACE, REPO_ROOT, RESULTS_CONTRACT, small_config
 
 
 def _assert_one_line_error(proc, *fragments: str) -> str:
@@ -41,18 +41,7 @@ def test_run_writes_results_and_prints_the_table(run_cli, write_config, tmp_path
     text = target.read_text()
     data = json.loads(text)
     assert text.startswith('{\n  "schema": "ssdlab.results/1"')
-    assert {
-        "schema",
-        "version",
-        "seed",
-        "simulated_seconds",
-        "wall_seconds",
-        "events",
-        "device",
-        "flows",
-        "warnings",
-        "config",
-    } <= set(data)
+    assert set(data) >= RESULTS_CONTRACT
     assert {"reads", "writes", "iops", "bandwidth_mib_s", "gc", "flash"} <= set(data["device"])
     assert {"blocks_erased", "pages_moved", "write_amplification"} <= set(data["device"]["gc"])
     assert set(data["device"]["reads"]["latency_us"]) >= {
