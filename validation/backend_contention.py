@@ -37,32 +37,16 @@ def main() -> None:
 
     headers = [
         "Flow-2 QD",
-        "F1 RT alone us",
-        "F1 RT shared us",
-        "S1",
-        "F2 RT alone us",
-        "F2 RT shared us",
-        "S2",
-        "F1 IOPS",
-        "F2 IOPS",
+        *common.PAIR_HEADERS,
         "fairness",
         "WS",
     ]
     rows = []
     for qd, r in zip(FLOW2_QDS, results, strict=True):
-        f1a, f1s = r.alone["flow-1"], r.shared["flow-1"]
-        f2a, f2s = r.alone["flow-2"], r.shared["flow-2"]
         rows.append(
             [
                 str(qd),
-                common.fmt(f1a.mean_us),
-                common.fmt(f1s.mean_us),
-                common.fmt(r.slowdown("flow-1"), 2),
-                common.fmt(f2a.mean_us),
-                common.fmt(f2s.mean_us),
-                common.fmt(r.slowdown("flow-2"), 2),
-                common.fmt(f1s.iops, 0),
-                common.fmt(f2s.iops, 0),
+                *common.pair_cells(r),
                 common.fmt(r.fairness, 3),
                 common.fmt(r.weighted_speedup, 2),
             ]

@@ -524,3 +524,24 @@ def write_interference(
             CacheInterference(shared=shared, alone=alone, cache=cache, alone_cache=alone_cache)
         )
     return out
+
+
+# The columns every two-flow interference table starts with (after its swept parameters).
+PAIR_HEADERS = [
+    "F1 RT alone us",
+    "F1 RT shared us",
+    "S1",
+    "F2 RT alone us",
+    "F2 RT shared us",
+    "S2",
+    "F1 IOPS",
+    "F2 IOPS",
+]
+
+
+def pair_cells(r: Any) -> list[str]:
+    """The `PAIR_HEADERS` cells of one two-flow result (`Interference` or `CacheInterference`)."""
+    cells = []
+    for flow in ("flow-1", "flow-2"):
+        cells += [fmt(r.alone[flow].mean_us), fmt(r.shared[flow].mean_us), fmt(r.slowdown(flow), 2)]
+    return [*cells, fmt(r.shared["flow-1"].iops, 0), fmt(r.shared["flow-2"].iops, 0)]
