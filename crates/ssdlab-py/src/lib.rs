@@ -134,6 +134,15 @@ fn import_mqsim<'py>(
     py.import("json")?.call_method1("loads", (text,))
 }
 
+/// JSON Schema of the configuration document (as JSON text), generated from the core's config
+/// types: every field with its description and default. `python -m ssdlab.docs` renders it as
+/// docs/configuration.md.
+#[pyfunction]
+fn config_schema_json() -> PyResult<String> {
+    serde_json::to_string_pretty(&ssdlab_core::config::json_schema())
+        .map_err(|e| PyRuntimeError::new_err(format!("cannot serialise the schema: {e}")))
+}
+
 /// The version of the simulator core.
 #[pyfunction]
 fn version() -> &'static str {
@@ -148,6 +157,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("TraceError", py.get_type::<TraceError>())?;
     m.add_function(wrap_pyfunction!(summary_table_from_json, m)?)?;
     m.add_function(wrap_pyfunction!(import_mqsim, m)?)?;
+    m.add_function(wrap_pyfunction!(config_schema_json, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     Ok(())
 }

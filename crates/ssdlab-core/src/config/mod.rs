@@ -6,12 +6,15 @@
 //! limits before anything is allocated.
 
 pub mod mqsim;
+mod schema;
 mod units;
 mod validate;
 
+pub use schema::json_schema;
 pub use units::{Bandwidth, Duration, Rate, Size, TransferRate};
 pub use validate::validate;
 
+use schemars::JsonSchema;
 use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 use std::fmt;
@@ -31,7 +34,7 @@ impl ConfigError {
 }
 
 /// The whole simulation: device, workload and run options.
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
     /// Seed of every random stream; the same config and seed give the same results.
@@ -100,10 +103,12 @@ impl Config {
 }
 
 /// Host side: the interface, the PCIe link and the NVMe queues.
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct HostConfig {
+    /// Host interface: NVMe over PCIe or SATA.
     pub interface: HostInterface,
+    /// PCIe lanes of the link (MQSim's PCIe_Lane_Count).
     pub pcie_lanes: u32,
     /// Usable bandwidth of one lane (MQSim's PCIe_Lane_Bandwidth, 1 GB/s).
     pub pcie_lane_rate: Bandwidth,
@@ -131,7 +136,7 @@ pub struct HostConfig {
 }
 
 /// NVMe submission queue arbitration (NVMe 1.2, section 4.11).
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum Arbitration {
     /// Every queue in turn, one command each, whatever its priority.
@@ -141,11 +146,14 @@ pub enum Arbitration {
     WeightedRoundRobin,
 }
 
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
 #[serde(default, deny_unknown_fields)]
 pub struct WrrWeights {
+    /// Weight of the HIGH class.
     pub high: u32,
+    /// Weight of the MEDIUM class.
     pub medium: u32,
+    /// Weight of the LOW class.
     pub low: u32,
 }
 
@@ -156,7 +164,7 @@ impl Default for WrrWeights {
 }
 
 /// NVMe priority class of a flow's submission queue.
-#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq, PartialOrd, Ord)]
 #[serde(rename_all = "lowercase")]
 pub enum Priority {
     Urgent = 0,
@@ -186,7 +194,7 @@ impl Default for HostConfig {
     }
 }
 
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum HostInterface {
     /// NVMe over PCIe: a submission queue per flow, fetched by arbitration.
@@ -198,7 +206,7 @@ pub enum HostInterface {
 }
 
 /// The flash controller's front end.
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct ControllerConfig {
     /// Time the controller spends issuing one read transaction to the flash interface. It is
@@ -214,7 +222,7 @@ pub struct ControllerConfig {
 }
 
 /// How a chip's transaction queues are served.
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum Scheduling {
     /// Strict arrival order per chip: a die waits while an older transaction of its chip waits
@@ -243,19 +251,25 @@ impl Default for ControllerConfig {
 }
 
 /// The data cache in the controller's DRAM. Flows use it according to their `cache_mode`.
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct CacheConfig {
     /// DRAM for cached data (MQSim's Data_Cache_Capacity); lines are one flash page each.
     pub capacity: Size,
+    /// One cache for all flows, or an equal share of the lines per flow.
     pub sharing: Sharing,
+    /// DRAM row (page) size: an access opens one row per row it touches.
     pub dram_row_size: Size,
     /// Transfers per second on the DRAM bus, and bytes per transfer. MQSim's Data_Cache_DRAM_Data_Rate
     /// is a clock in MHz with two transfers per clock: its 100 is 200 MT/s here.
     pub dram_data_rate: TransferRate,
+    /// Bytes per DRAM transfer.
     pub dram_burst_bytes: u32,
+    /// DRAM row-to-column delay (tRCD).
     pub dram_trcd: Duration,
+    /// DRAM CAS latency (tCL).
     pub dram_tcl: Duration,
+    /// DRAM row precharge time (tRP).
     pub dram_trp: Duration,
 }
 
@@ -275,13 +289,14 @@ impl Default for CacheConfig {
 }
 
 /// What a flow keeps in the data cache.
-#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum CacheMode {
     /// Writes complete in DRAM and reach flash on eviction; reads are served from cached data.
     Write,
     /// Data read from flash is kept for later reads; writes go to flash.
     Read,
+    /// Both: writes complete in DRAM and data read from flash is kept.
     WriteRead,
     /// The flow bypasses the cache.
     #[default]
@@ -298,7 +313,7 @@ impl CacheMode {
 }
 
 /// Flash translation layer policies.
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct FtlConfig {
     /// Static page allocation order: a permutation of the letters C (channel), W (way/chip),
@@ -308,6 +323,7 @@ pub struct FtlConfig {
     pub over_provisioning: f64,
     /// GC runs on a plane when its free blocks fall below this fraction of its blocks.
     pub gc_threshold: f64,
+    /// GC victim selection policy.
     pub gc_policy: GcPolicy,
     /// d of the randomised greedy policy: how many random blocks it compares.
     pub gc_rga_candidates: u32,
@@ -325,18 +341,20 @@ pub struct FtlConfig {
     /// When a plane's erase counts spread by more than `static_wear_leveling_threshold`, move the
     /// data of its least-erased full block (cold data that pins it) so the block gets reused.
     pub static_wear_leveling: bool,
+    /// Spread of erase counts (max - min) in a plane that triggers static wear leveling.
     pub static_wear_leveling_threshold: u32,
     /// Erases a block survives; it is retired when it reaches this count.
     pub pe_cycle_limit: u32,
     /// GC yields to user I/O on a die until one of its planes has fewer erased blocks than
     /// `gc_hard_threshold` of its blocks; then GC goes first again.
     pub preemptible_gc: bool,
+    /// Fraction of a plane's blocks below which preemptible GC stops yielding.
     pub gc_hard_threshold: f64,
     /// GC moves use the chip's copyback: the page stays in the plane's register, no channel transfer.
     pub copyback: bool,
 }
 
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum AddressDomains {
     Shared,
@@ -344,7 +362,7 @@ pub enum AddressDomains {
 }
 
 /// How a DRAM structure is divided among flows.
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum Sharing {
     Shared,
@@ -378,7 +396,7 @@ impl Default for FtlConfig {
 /// GC victim selection. The random family and d-choices follow B. Van Houdt, "A mean field model
 /// for a class of garbage collection algorithms in flash-based solid state drives" (SIGMETRICS
 /// 2013); FIFO follows P. Desnoyers, "Analytic modeling of SSD write performance" (SYSTOR 2012).
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum GcPolicy {
     /// The full block with the fewest valid pages.
@@ -399,27 +417,36 @@ pub enum GcPolicy {
 }
 
 /// Flash back end geometry and timing.
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct FlashConfig {
+    /// Flash channels (independent buses).
     pub channels: u32,
+    /// Chips (ways) sharing each channel.
     pub chips_per_channel: u32,
+    /// Dies per chip; each runs its own cell operations.
     pub dies_per_chip: u32,
+    /// Planes per die (at most 8); they work in parallel only as one multi-plane command.
     pub planes_per_die: u32,
+    /// Erase blocks per plane.
     pub blocks_per_plane: u32,
+    /// Pages per erase block.
     pub pages_per_block: u32,
+    /// Flash page size (data area; the spare area is not modelled).
     pub page_size: Size,
     /// Width of the ONFI data bus in bytes.
     pub channel_width_bytes: u32,
     /// Transfers per second on the channel (NV-DDR2 at 333 MT/s in MQSim's default).
     pub channel_rate: TransferRate,
+    /// Bits per cell: sets the page types (LSB, CSB, MSB) that page-type latencies refer to.
     pub technology: CellTechnology,
     /// Which cell operations a read may suspend (MQSim's CMD_Suspension_Support).
     pub suspension: Suspension,
+    /// Cell operation and suspension timings.
     pub timing: TimingConfig,
 }
 
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum Suspension {
     None,
@@ -456,7 +483,7 @@ impl Default for FlashConfig {
     }
 }
 
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
 pub enum CellTechnology {
     #[serde(rename = "SLC", alias = "slc")]
     Slc,
@@ -478,19 +505,24 @@ impl CellTechnology {
 }
 
 /// Cell operation latencies.
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct TimingConfig {
+    /// Cell read time (tR): one duration, or one per page type.
     pub read: PageTypeLatency,
+    /// Cell program time (tPROG): one duration, or one per page type.
     pub program: PageTypeLatency,
+    /// Block erase time (tBERS).
     pub erase: Duration,
     /// Time to suspend an ongoing program or erase (MQSim's Suspend_Program_Time and
     /// Suspend_Erase_Time).
     pub suspend_program: Duration,
+    /// Time to suspend an ongoing erase.
     pub suspend_erase: Duration,
     /// A read suspends a program or erase only if more than this is left of it (MQSim's
     /// Preferred_suspend_write_time_for_read and Preferred_suspend_erase_time_for_read).
     pub suspend_program_min_remaining: Duration,
+    /// A read suspends an erase only if more than this is left of it.
     pub suspend_erase_min_remaining: Duration,
 }
 
@@ -509,7 +541,7 @@ impl Default for TimingConfig {
 }
 
 /// A latency that may differ by page type: one duration for all, or `{ lsb, csb, msb }`.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 #[serde(untagged)]
 pub enum PageTypeLatency {
     Uniform(Duration),
@@ -585,12 +617,13 @@ impl<'de> Deserialize<'de> for PageTypeLatency {
 }
 
 /// The device state when the run starts.
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct PreconditionConfig {
     /// Fraction of the logical space that holds data at the start (logical pages 0..n are mapped
     /// directly, without simulating the writes).
     pub occupancy: f64,
+    /// Where the initial data is placed.
     pub layout: FillLayout,
 }
 
@@ -601,7 +634,7 @@ impl Default for PreconditionConfig {
 }
 
 /// Where the initial data is placed.
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum FillLayout {
     /// Valid data in the fewest blocks, every other block erased: a freshly filled drive.
@@ -612,7 +645,7 @@ pub enum FillLayout {
 }
 
 /// Run-wide limits.
-#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RunConfig {
     /// Stop every flow at this simulated time (in addition to each flow's own limits).
@@ -625,15 +658,18 @@ pub struct RunConfig {
 }
 
 /// One I/O flow: an application or tenant with its own submission and completion queue.
-#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FlowConfig {
+    /// Name in the results (default `flow-<i>`).
     pub name: Option<String>,
     #[serde(default)]
     pub kind: FlowKind,
     /// Fraction of requests that are reads (synthetic flows).
     pub read_fraction: Option<f64>,
+    /// Request size (synthetic flows, default 4KiB).
     pub request_size: Option<RequestSize>,
+    /// Address pattern (synthetic flows, default uniform).
     pub address: Option<AddressPattern>,
     /// Fraction of the working set that is hot (address = "hotcold").
     pub hot_fraction: Option<f64>,
@@ -643,6 +679,7 @@ pub struct FlowConfig {
     pub alignment: Option<Size>,
     /// Fraction of the logical space the flow addresses, starting at `working_set_start`.
     pub working_set: Option<f64>,
+    /// Where the working set starts, as a fraction of the logical space.
     pub working_set_start: Option<f64>,
     /// Closed loop: keep this many requests outstanding.
     pub queue_depth: Option<u32>,
@@ -654,6 +691,7 @@ pub struct FlowConfig {
     pub duration: Option<Duration>,
     /// Trace file (trace flows), relative to the config file.
     pub path: Option<String>,
+    /// Trace file format (trace flows).
     pub format: Option<TraceFormat>,
     /// Multiply trace inter-arrival times by this factor (0.5 replays twice as fast).
     pub time_scale: Option<f64>,
@@ -670,12 +708,15 @@ pub struct FlowConfig {
     /// Resource partitioning: the channel, chip (way within a channel), die (within a chip) and
     /// plane (within a die) ids the flow's writes may use (default: all).
     pub channels: Option<Vec<u32>>,
+    /// Chip (way) ids the flow's writes may use.
     pub chips: Option<Vec<u32>>,
+    /// Die ids the flow's writes may use.
     pub dies: Option<Vec<u32>>,
+    /// Plane ids the flow's writes may use.
     pub planes: Option<Vec<u32>>,
 }
 
-#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum FlowKind {
     #[default]
@@ -683,7 +724,7 @@ pub enum FlowKind {
     Trace,
 }
 
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum AddressPattern {
     Uniform,
@@ -691,7 +732,7 @@ pub enum AddressPattern {
     Sequential,
 }
 
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum TraceFormat {
     /// `arrival_ns device start_sector size_sectors type(1 = read, 0 = write)`.
@@ -699,7 +740,7 @@ pub enum TraceFormat {
 }
 
 /// A request size: fixed (`"4KiB"`, `"8sectors"`) or normal `{ mean = "16KiB", stdev = "4KiB" }`.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 #[serde(untagged)]
 pub enum RequestSize {
     Fixed(Size),

@@ -9,7 +9,7 @@ use std::fmt;
 use crate::time;
 
 macro_rules! unit_type {
-    ($(#[$doc:meta])* $name:ident, $value:ty, $parse:path, $expect:literal) => {
+    ($(#[$doc:meta])* $name:ident, $value:ty, $parse:path, $expect:literal, $format:literal, $units:literal) => {
         $(#[$doc])*
         #[derive(Clone, Debug, PartialEq)]
         pub struct $name {
@@ -22,6 +22,21 @@ macro_rules! unit_type {
         impl $name {
             pub fn parse(text: &str) -> Result<Self, String> {
                 Ok(Self { value: $parse(text)?, text: text.to_string() })
+            }
+        }
+
+        /// In the JSON schema (and the configuration reference generated from it) a string whose
+        /// `format` names the kind of quantity and whose description lists the units accepted.
+        impl schemars::JsonSchema for $name {
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                stringify!($name).into()
+            }
+            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                schemars::json_schema!({
+                    "type": "string",
+                    "format": $format,
+                    "description": concat!($expect, "; units: ", $units),
+                })
             }
         }
 
@@ -60,23 +75,26 @@ macro_rules! unit_type {
 
 unit_type!(
     /// A duration, stored in picoseconds.
-    Duration, u64, time::parse_duration_ps, "expected a duration string like \"75us\""
+    Duration, u64, time::parse_duration_ps, "expected a duration string like \"75us\"", "duration", "ps, ns, us, ms, s"
 );
 unit_type!(
     /// A size, stored in bytes.
-    Size, u64, time::parse_size_bytes, "expected a size string like \"8KiB\""
+    Size, u64, time::parse_size_bytes, "expected a size string like \"8KiB\"", "size",
+    "B, KB, MB, GB, TB, KiB, MiB, GiB, TiB, sectors (512 B)"
 );
 unit_type!(
     /// A bus transfer rate, stored in transfers per second.
-    TransferRate, f64, time::parse_transfer_rate, "expected a transfer rate string like \"333MT/s\""
+    TransferRate, f64, time::parse_transfer_rate, "expected a transfer rate string like \"333MT/s\"", "transfer-rate",
+    "T/s, MT/s, GT/s"
 );
 unit_type!(
     /// A bandwidth, stored in bytes per second.
-    Bandwidth, f64, time::parse_bandwidth, "expected a bandwidth string like \"1GB/s\""
+    Bandwidth, f64, time::parse_bandwidth, "expected a bandwidth string like \"1GB/s\"", "bandwidth",
+    "a size unit per second: B/s, KB/s, MB/s, GB/s, KiB/s, MiB/s, GiB/s"
 );
 unit_type!(
     /// An event rate, stored in events per second.
-    Rate, f64, time::parse_rate_per_second, "expected a rate string like \"10000/s\""
+    Rate, f64, time::parse_rate_per_second, "expected a rate string like \"10000/s\"", "rate", "/s, k/s, M/s"
 );
 
 impl Duration {
