@@ -24,7 +24,7 @@ $(PY):
 # Reinstalled when the dependency list here or in pyproject.toml changes.
 $(DEPS): pyproject.toml Makefile | $(PY)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet "maturin>=1.16,<2" "typer>=0.12" "rich>=13" "pydantic>=2.6" "pytest>=8" "ruff>=0.6" "matplotlib>=3.8"
+	$(PY) -m pip install --quiet "maturin>=1.16,<2" "typer>=0.12" "rich>=13" "pydantic>=2.6" "pytest>=8" "ruff>=0.6" "matplotlib>=3.8" "distributed>=2024.1" "pyarrow>=15"
 	touch $@
 
 # Builds the Rust extension into the virtualenv (incremental after the first build).
