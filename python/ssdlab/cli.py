@@ -246,6 +246,103 @@ def import_mqsim_command(
             stdout.print(f"[yellow]warning:[/] {escape(warning)}")
 
 
+@app.command()
+def sweep(
+    sweep_file: Annotated[
+        Path,
+        typer.Argument(
+            help="Sweep file (TOML): a base config and the axes to vary; see docs/sweeps.md.",
+            show_default=False,
+        ),
+    ],
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            help="Folder for runs/<run>/results.json, sweep.parquet and sweep.json "
+            "[default: results/<sweep name>]. Finished runs there are kept, not rerun.",
+        ),
+    ] = None,
+    jobs: Annotated[
+        int | None,
+        typer.Option(
+            "--jobs",
+            "-j",
+            min=1,
+            help="Local worker processes (or --dask local workers) [default: all cores].",
+        ),
+    ] = None,
+    dask: Annotated[
+        str | None,
+        typer.Option(
+            "--dask",
+            help="Run on a Dask cluster: a scheduler address (tcp://host:8786), or 'local' to "
+            "start a LocalCluster here.",
+        ),
+    ] = None,
+) -> None:
+    """Run every point of a design-space sweep once and collect one row per run."""
+    # Imported here: pyarrow and distributed are only needed by this command.
+    from ssdlab.sweep import dask_executor, load_sweep, run_sweep
+
+    try:
+        plan = load_sweep(sweep_file)
+    except (ConfigError, OSError) as e:
+        _fail(str(e))
+    out_dir = out if out is not None else Path("results") / sweep_file.stem
+    axes = ", ".join(plan.axes) or "seeds only"
+    stdout.print(
+        f"sweep {escape(str(sweep_file))}: {len(plan.points)} runs ({plan.mode} of {axes})"
+    )
+
+    executor, close = None, None
+    if dask is not None:
+        try:
+            executor, close = dask_executor(dask, jobs)
+        except (OSError, TimeoutError, ValueError) as e:
+            _fail(f"--dask {dask}: cannot reach the Dask scheduler: {e}")
+    bar = Progress(
+        TextColumn("runs"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total}"),
+        TimeElapsedColumn(),
+        console=stderr,
+        transient=True,
+    )
+    task = bar.add_task("runs", total=len(plan.points))
+    started = time.monotonic()
+    try:
+        with bar:
+            result = run_sweep(
+                plan,
+                out_dir,
+                executor=executor,
+                jobs=jobs,
+                progress=lambda done, total: bar.update(task, completed=done),
+            )
+    except ConfigError as e:
+        _fail(str(e))
+    except OSError as e:
+        _fail(f"{out_dir}: {e.strerror or e}")
+    except KeyboardInterrupt:
+        _fail(f"interrupted; finished runs are kept in {out_dir} (run again to resume)", code=130)
+    finally:
+        if close is not None:
+            close()
+
+    wall = time.monotonic() - started
+    ok = len(result.rows) - len(result.failed)
+    stdout.print(
+        f"{len(result.rows)} runs: {ok} ok ({result.reused} already done), "
+        f"{len(result.failed)} failed, in {wall:.1f} s"
+    )
+    for row in result.failed:
+        stdout.print(f"[red]failed:[/] run {row['run']}: {escape(str(row['error']))}")
+    stdout.print(f"wrote {escape(str(result.table_path))}")
+    if result.failed:
+        raise typer.Exit(1)
+
+
 def _fail(message: str, code: int = 2) -> NoReturn:
     # Plain text: the message may contain brackets that rich would read as markup.
     print(f"error: {message}", file=sys.stderr)
