@@ -691,10 +691,24 @@ pub struct FlowConfig {
     pub duration: Option<Duration>,
     /// Trace file (trace flows), relative to the config file.
     pub path: Option<String>,
-    /// Trace file format (trace flows).
+    /// Trace file format (trace flows); default `auto`: sniffed from the first lines.
     pub format: Option<TraceFormat>,
     /// Multiply trace inter-arrival times by this factor (0.5 replays twice as fast).
     pub time_scale: Option<f64>,
+    /// Replay only this device or volume of the trace (its DiskNumber, ASU, device_id, VolumeID,
+    /// `maj,min` or file name, depending on the format).
+    pub device: Option<TraceDevice>,
+    /// Replay the trace from this trace time on (time after the trace's first record).
+    pub start: Option<Duration>,
+    /// Stop the flow at the first record at or past this trace time.
+    pub end: Option<Duration>,
+    /// Which requests of the trace to replay (default all).
+    pub ops: Option<TraceOps>,
+    /// Traces without timestamps (fio iolog version 2): time between consecutive requests
+    /// (default 0: all are due at once and the submission queue paces them).
+    pub arrival_gap: Option<Duration>,
+    /// blkparse traces: replay queued (`Q`) or dispatched (`D`, default) events.
+    pub blkparse_event: Option<BlkparseEvent>,
     /// Entries of this flow's submission queue (default: host.sq_depth).
     pub sq_depth: Option<u32>,
     /// NVMe priority class of the flow's queue (default medium).
@@ -735,8 +749,51 @@ pub enum AddressPattern {
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum TraceFormat {
-    /// `arrival_ns device start_sector size_sectors type(1 = read, 0 = write)`.
+    /// Tell the format from the file's first lines.
+    Auto,
+    /// MQSim ASCII: `arrival_ns device start_sector size_sectors type(1 = read, 0 = write)`.
     Mqsim,
+    /// MSR Cambridge / SNIA CSV: `Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime`.
+    Msr,
+    /// UMass / SPC: `ASU,LBA,Size,Opcode,Timestamp`.
+    #[serde(alias = "umass")]
+    Spc,
+    /// blkparse's default text output (Q or D events).
+    Blkparse,
+    /// fio iolog, version 2 or 3.
+    Fio,
+    /// Alibaba 2020 block traces: `device_id,opcode,offset,length,timestamp`.
+    Alibaba,
+    /// Tencent CBS: `Timestamp,Offset,Size,IOType,VolumeID`.
+    Tencent,
+}
+
+/// A trace's device or volume id: a number (`device = 3`) or a name (`device = "8,0"`).
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(untagged)]
+pub enum TraceDevice {
+    Number(u64),
+    Name(String),
+}
+
+/// Which requests of a trace are replayed.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum TraceOps {
+    All,
+    Read,
+    Write,
+}
+
+/// The blkparse action a trace flow replays.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+pub enum BlkparseEvent {
+    /// `Q`: requests as the application queued them, before merging.
+    #[serde(rename = "Q", alias = "queue")]
+    Queue,
+    /// `D`: requests as dispatched to the device, after merging and splitting.
+    #[serde(rename = "D", alias = "dispatch")]
+    Dispatch,
 }
 
 /// A request size: fixed (`"4KiB"`, `"8sectors"`) or normal `{ mean = "16KiB", stdev = "4KiB" }`.

@@ -271,6 +271,12 @@ fn validate_synthetic(path: &str, flow: &FlowConfig) -> Result<(), ConfigError> 
     forbid(path, "path", &flow.path, not_trace)?;
     forbid(path, "format", &flow.format, not_trace)?;
     forbid(path, "time_scale", &flow.time_scale, not_trace)?;
+    forbid(path, "device", &flow.device, not_trace)?;
+    forbid(path, "start", &flow.start, not_trace)?;
+    forbid(path, "end", &flow.end, not_trace)?;
+    forbid(path, "ops", &flow.ops, not_trace)?;
+    forbid(path, "arrival_gap", &flow.arrival_gap, not_trace)?;
+    forbid(path, "blkparse_event", &flow.blkparse_event, not_trace)?;
     if let Some(r) = flow.read_fraction {
         fraction(&format!("{path}.read_fraction"), r, false, false)?;
     }
@@ -357,6 +363,41 @@ fn validate_trace(path: &str, flow: &FlowConfig) -> Result<(), ConfigError> {
             return Err(ConfigError::new(
                 format!("{path}.time_scale"),
                 format!("must be greater than zero, got {scale}"),
+            ));
+        }
+    }
+    if let Some(TraceDevice::Name(name)) = &flow.device {
+        if name.trim().is_empty() {
+            return Err(ConfigError::new(format!("{path}.device"), "must not be empty"));
+        }
+    }
+    // The time window is in trace time: `end` is exclusive and must come after `start`.
+    if let Some(end) = &flow.end {
+        let start = flow.start.as_ref().map_or(0, |d| d.value);
+        if end.value <= start {
+            let start_text = flow.start.as_ref().map_or("0s (the default start)", |d| d.text.as_str());
+            return Err(ConfigError::new(
+                format!("{path}.end"),
+                format!("must be after start, got end = \"{}\" and start = {start_text}", end.text),
+            ));
+        }
+    }
+    if let (Some(format), Some(_)) = (flow.format, &flow.blkparse_event) {
+        if format != TraceFormat::Blkparse && format != TraceFormat::Auto {
+            return Err(ConfigError::new(
+                format!("{path}.blkparse_event"),
+                format!("only applies to blkparse traces, but format = \"{}\"", format.name()),
+            ));
+        }
+    }
+    if let (Some(format), Some(_)) = (flow.format, &flow.arrival_gap) {
+        if format != TraceFormat::Fio && format != TraceFormat::Auto {
+            return Err(ConfigError::new(
+                format!("{path}.arrival_gap"),
+                format!(
+                    "only applies to traces without timestamps (fio iolog version 2), but format = \"{}\" has timestamps",
+                    format.name()
+                ),
             ));
         }
     }

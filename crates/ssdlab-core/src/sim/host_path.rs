@@ -57,20 +57,7 @@ impl Simulation {
     fn note_trace_warnings(&mut self, f: usize) {
         let flow = &self.flows[f];
         if let Source::Trace(r) = &flow.source {
-            if r.wrapped > 0 {
-                self.warnings.push(format!(
-                    "flow {}: {} requests addressed sectors beyond the device's {} and were wrapped modulo its capacity",
-                    flow.name,
-                    r.wrapped,
-                    self.ftl.geometry.logical_sectors()
-                ));
-            }
-            if r.reordered > 0 {
-                self.warnings.push(format!(
-                    "flow {}: {} trace records had an arrival time earlier than the record before; they were issued in file order",
-                    flow.name, r.reordered
-                ));
-            }
+            self.warnings.extend(r.warnings(&flow.name));
         }
     }
 

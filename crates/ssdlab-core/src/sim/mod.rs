@@ -29,7 +29,7 @@ use crate::stats::breakdown::Breakdown;
 use crate::stats::FlowStats;
 use crate::time::SimTime;
 use crate::workload::synthetic::{Arrival, Synthetic};
-use crate::workload::trace::TraceReader;
+use crate::workload::trace::{OpenError, TraceOptions, TraceReader};
 use crate::workload::{RequestSpec, TraceError};
 
 pub use report::summary_table;
@@ -579,12 +579,13 @@ fn build_flows(
             FlowKind::Trace => {
                 let given = fc.path.as_deref().expect("validated: trace flows have a path");
                 let file = base_dir.join(given);
-                let reader = TraceReader::open(&file, fc.time_scale.unwrap_or(1.0), logical_sectors).map_err(|e| {
-                    ConfigError::new(
-                        format!("{path}.path"),
-                        format!("cannot open trace file \"{}\": {e}", file.display()),
-                    )
-                })?;
+                let reader =
+                    TraceReader::open(&file, &TraceOptions::from_flow(fc), logical_sectors).map_err(|e| match e {
+                        OpenError::Option { field, reason } => {
+                            ConfigError::new(format!("{path}.{field}"), reason).into()
+                        }
+                        OpenError::Trace(e) => SimError::Trace(e),
+                    })?;
                 Source::Trace(reader)
             }
         };

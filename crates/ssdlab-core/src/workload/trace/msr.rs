@@ -1,0 +1,31 @@
+//! MSR Cambridge block traces as SNIA's IOTTA repository distributes them (Narayanan et al.,
+//! "Write off-loading", FAST 2008), comma separated:
+//! `Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime`. Timestamp is a Windows
+//! filetime (100 ns ticks since 1601), Type is `Read` or `Write`, Offset and Size are bytes,
+//! ResponseTime (100 ns ticks) is ignored. The device is DiskNumber.
+
+use super::fields::{byte_range, read_or_write, split, uint};
+use super::{Op, Parsed, Record};
+
+pub(super) const LAYOUT: &str = "7 comma-separated columns: Timestamp(Windows filetime, 100 ns ticks),Hostname,DiskNumber,Type(Read|Write),Offset(bytes),Size(bytes),ResponseTime";
+
+/// Times are 100 ns ticks.
+pub(super) const PS_PER_UNIT: u64 = 100_000;
+
+pub(super) fn parse(line: &str, first: bool) -> Result<Parsed<'_>, String> {
+    if first && line.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        return Ok(Parsed::Skip); // a column header
+    }
+    let (f, count) = split::<7>(line, ',');
+    if count != 7 {
+        return Err(format!("found {count} columns"));
+    }
+    let time = uint(f[0], "Timestamp")?;
+    uint(f[2], "DiskNumber")?;
+    let is_read = read_or_write(f[3], "Type", "Read or Write")?;
+    let offset = uint(f[4], "Offset")?;
+    let size = uint(f[5], "Size")?;
+    let (start_sector, sectors) = byte_range(offset, size)?;
+    let op = if is_read { Op::Read } else { Op::Write };
+    Ok(Parsed::Record(Record { time, device: f[2], op, start_sector, sectors }))
+}
