@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use pyo3::create_exception;
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use ssdlab_core::config::mqsim;
 use ssdlab_core::{Config, Results, SimError};
@@ -48,16 +48,23 @@ struct Simulation {
 
 #[pymethods]
 impl Simulation {
-    /// `config_json` is the configuration as JSON; `base_dir` resolves relative trace paths.
+    /// `config_json` is the configuration as JSON; `base_dir` resolves relative trace paths;
+    /// `records_path` is the file for the per-request records `run.request_records` asks for.
     /// Building a large device (mapping tables, preconditioning) takes seconds, so it runs
     /// without the GIL too.
     #[new]
-    fn new(py: Python<'_>, config_json: &str, base_dir: &str) -> PyResult<Self> {
+    #[pyo3(signature = (config_json, base_dir, records_path = None))]
+    fn new(py: Python<'_>, config_json: &str, base_dir: &str, records_path: Option<PathBuf>) -> PyResult<Self> {
         let echo: serde_json::Value = serde_json::from_str(config_json)
             .map_err(|e| ConfigError::new_err(format!("config: not valid JSON: {e}")))?;
         let config = Config::from_json_str(config_json).map_err(|e| ConfigError::new_err(e.to_string()))?;
         let base_dir = Path::new(base_dir).to_path_buf();
-        let sim = py.detach(move || ssdlab_core::Simulation::new(config, &base_dir, echo)).map_err(sim_error)?;
+        let mut sim = py.detach(move || ssdlab_core::Simulation::new(config, &base_dir, echo)).map_err(sim_error)?;
+        if let Some(path) = records_path {
+            sim.write_request_records_to(&path).map_err(|e| {
+                PyOSError::new_err(format!("cannot write the request records to {}: {e}", path.display()))
+            })?;
+        }
         Ok(Self { sim })
     }
 
@@ -72,8 +79,10 @@ impl Simulation {
         self.sim.progress()
     }
 
-    /// The results document (schema `ssdlab.results/1`) as pretty-printed JSON.
-    fn results_json(&self) -> PyResult<String> {
+    /// The results document (schema `ssdlab.results/1`) as pretty-printed JSON. Flushes the
+    /// request records written so far, so the file is complete once the run is.
+    fn results_json(&mut self) -> PyResult<String> {
+        self.sim.flush_request_records();
         results_to_json(&self.sim.results())
     }
 

@@ -655,6 +655,13 @@ pub struct RunConfig {
     /// where GC moves data without freeing any); with only background work left (GC churning on
     /// a full plane) the run ends with a warning. Default 10 s.
     pub stall_timeout: Option<Duration>,
+    /// Width of the `time_series` windows in the results. Default: adaptive (10 us windows that
+    /// double, merging pairs, whenever the run would need more than 512).
+    pub time_series_window: Option<Duration>,
+    /// Per-request records: `"none"` (default), `"all"`, or a fraction in (0, 1] of each flow's
+    /// requests, sampled deterministically from the seed.
+    #[serde(default, skip_serializing_if = "crate::stats::RequestRecords::is_none")]
+    pub request_records: crate::stats::RequestRecords,
 }
 
 /// One I/O flow: an application or tenant with its own submission and completion queue.

@@ -46,6 +46,17 @@ pub fn validate(config: &Config) -> Result<(), ConfigError> {
             return Err(ConfigError::new("run.max_simulated_time", "must be greater than zero"));
         }
     }
+    if config.run.time_series_window.as_ref().is_some_and(|t| t.value < crate::time::PS_PER_NS) {
+        return Err(ConfigError::new("run.time_series_window", "must be at least 1ns"));
+    }
+    if let crate::stats::RequestRecords::Fraction(f) = config.run.request_records {
+        if !(f > 0.0 && f <= 1.0) {
+            return Err(ConfigError::new(
+                "run.request_records",
+                format!("expected \"none\", \"all\" or a fraction in (0, 1], got {f}"),
+            ));
+        }
+    }
     if config.flows.is_empty() {
         return Err(ConfigError::new("flows", "at least one flow is required (add a [[flows]] table)"));
     }

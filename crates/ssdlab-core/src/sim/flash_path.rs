@@ -380,6 +380,7 @@ impl Simulation {
             TxnKind::Erase => {
                 self.txns.remove(id);
                 let block = self.ftl.geometry.block_of_ppa(t.ppa);
+                self.series.sample_gc(self.now(), &self.ftl.stats);
                 self.ftl.finish_gc(block);
                 self.retry_stalled_writes(t.plane);
                 if self.ftl.needs_gc(t.plane) {

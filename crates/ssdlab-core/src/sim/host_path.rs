@@ -162,6 +162,19 @@ impl Simulation {
         breakdown.add(Step::CommandTransfer, r.command_at - r.fetched_at);
         breakdown.add(Step::PcieData, r.arrived_at - r.command_at);
         flow.stats.record(r.is_read, r.arrival, now, r.sectors as u64 * SECTOR_BYTES, &breakdown);
+        self.series.record(f, r.is_read, now, now - r.arrival, r.sectors as u64 * SECTOR_BYTES, &self.ftl.stats);
+        if let Some(log) = &mut self.records {
+            log.record(
+                r.flow,
+                r.seq,
+                r.is_read,
+                r.arrival,
+                now,
+                r.start_sector,
+                r.sectors as u64 * SECTOR_BYTES,
+                &breakdown,
+            );
+        }
         flow.in_device -= 1;
         flow.completed += 1;
         self.last_progress = now;

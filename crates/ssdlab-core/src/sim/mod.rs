@@ -196,6 +196,9 @@ pub struct Simulation {
     setup_wall: WallDuration,
     warnings: Vec<String>,
     completion_log: Option<Vec<(u16, u64)>>,
+    /// Per-window statistics, and the per-request records file (see `stats/`, `report.rs`).
+    series: crate::stats::TimeSeries,
+    records: Option<crate::stats::RequestRecorder>,
 }
 
 impl Simulation {
@@ -264,6 +267,8 @@ impl Simulation {
             setup_wall: WallDuration::ZERO,
             warnings: Vec::new(),
             completion_log: None,
+            series: crate::stats::TimeSeries::for_config(&config),
+            records: None,
             ftl,
             config,
             config_echo,
@@ -322,6 +327,7 @@ impl Simulation {
     /// Runs to the end and returns the results.
     pub fn run(&mut self) -> Result<crate::stats::Results, SimError> {
         while !self.step(1 << 20)? {}
+        self.flush_request_records();
         Ok(self.results())
     }
 

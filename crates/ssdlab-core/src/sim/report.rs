@@ -4,11 +4,15 @@ use super::Simulation;
 use crate::stats::results::{
     CacheSummary, CmtSummary, DeviceResults, FlashSummary, FlowCacheSummary, FlowResults, WearSummary, SCHEMA,
 };
+use crate::stats::RequestRecorder;
 use crate::stats::{FlowStats, GcSummary, Results};
 use crate::time::ps_to_seconds;
+use std::path::Path;
 
 impl Simulation {
     pub fn results(&self) -> Results {
+        let names: Vec<String> = self.flows.iter().map(|f| f.name.clone()).collect();
+        let warnings = self.result_warnings();
         let mut device = FlowStats::default();
         let flows = self
             .flows
@@ -98,10 +102,45 @@ impl Simulation {
                 logical_capacity_bytes: g.logical_pages * g.page_size_bytes,
                 physical_capacity_bytes: g.physical_pages * g.page_size_bytes,
             },
+            time_series: Some(self.series.output(self.now(), &self.ftl.stats, &names)),
+            request_records: self.records.as_ref().map(|r| r.summary()),
             flows,
-            warnings: self.warnings.clone(),
+            warnings,
             config: self.config_echo.clone(),
         }
+    }
+
+    /// Writes the per-request records `run.request_records` asks for to `path` (format in
+    /// `stats/records.rs`); call before the run. Without a path, nothing is recorded and the
+    /// results say so in a warning.
+    pub fn write_request_records_to(&mut self, path: &Path) -> std::io::Result<()> {
+        let setting = self.config.run.request_records;
+        if !setting.is_none() {
+            self.records = Some(RequestRecorder::create(path, setting, self.config.seed)?);
+        }
+        Ok(())
+    }
+
+    /// Flushes the per-request records file (done by [`Simulation::run`]; a caller that steps
+    /// the run itself calls it at the end).
+    pub fn flush_request_records(&mut self) {
+        if let Some(r) = &mut self.records {
+            r.flush();
+        }
+    }
+
+    fn result_warnings(&self) -> Vec<String> {
+        let mut warnings = self.warnings.clone();
+        let window = self.config.run.time_series_window.as_ref().map(|w| w.value);
+        warnings.extend(self.series.warning(window));
+        match &self.records {
+            Some(r) => warnings.extend(r.error().map(|e| format!("run.request_records: cannot write the records: {e}"))),
+            None if !self.config.run.request_records.is_none() => warnings.push(
+                "run.request_records: no records file was given (ssdlab run writes requests.parquet into the results folder; simulate() takes records_dir)".to_string(),
+            ),
+            None => {}
+        }
+        warnings
     }
 }
 

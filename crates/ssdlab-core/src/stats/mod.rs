@@ -6,14 +6,21 @@
 //! last completion, never by whole seconds.
 
 pub mod breakdown;
+pub mod records;
 pub mod results;
+pub mod timeseries;
 
 use hdrhistogram::Histogram;
 
 use breakdown::{Breakdown, BreakdownSum};
 
 use crate::time::{ps_to_seconds, SimTime, PS_PER_NS, PS_PER_US};
-pub use results::{GcSummary, LatencySummary, OpSummary, Results};
+pub use records::{RequestRecorder, RequestRecords};
+pub use results::{GcSummary, LatencyCdf, LatencySummary, OpSummary, Results};
+pub use timeseries::TimeSeries;
+
+/// Quantiles of the latency CDF in the results: every percent, then the tail.
+pub const CDF_QUANTILES_TAIL: [f64; 7] = [0.995, 0.999, 0.9995, 0.9999, 0.99995, 0.99999, 1.0];
 
 const MIB: f64 = 1024.0 * 1024.0;
 
@@ -97,7 +104,30 @@ impl OpStats {
                 max: self.max_ps as f64 / PS_PER_US as f64,
             },
             latency_breakdown_us: self.breakdown.means_us(self.count),
+            latency_cdf: self.cdf(),
         }
+    }
+
+    /// The latency distribution at every percent and at [`CDF_QUANTILES_TAIL`], in microseconds,
+    /// each point at most the exact maximum (so the last point, fraction 1, is the maximum).
+    pub fn cdf(&self) -> LatencyCdf {
+        if self.count == 0 {
+            return LatencyCdf::default();
+        }
+        let max_us = self.max_ps as f64 / PS_PER_US as f64;
+        let fraction: Vec<f64> = (0..100).map(|p| p as f64 / 100.0).chain(CDF_QUANTILES_TAIL).collect();
+        let latency_us =
+            fraction
+                .iter()
+                .map(|&q| {
+                    if q >= 1.0 {
+                        max_us
+                    } else {
+                        (self.histogram_ns.value_at_quantile(q) as f64 / 1000.0).min(max_us)
+                    }
+                })
+                .collect();
+        LatencyCdf { latency_us, fraction }
     }
 }
 

@@ -4,6 +4,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::breakdown::StepMeans;
+use super::records::RequestRecordsSummary;
+use super::timeseries::TimeSeriesResults;
 
 pub const SCHEMA: &str = "ssdlab.results/1";
 
@@ -27,6 +29,17 @@ pub struct OpSummary {
     pub latency_us: LatencySummary,
     /// Mean microseconds per step of the request path; the steps add up to `latency_us.mean`.
     pub latency_breakdown_us: StepMeans,
+    /// The latency distribution at fixed quantiles (empty when there were no requests).
+    #[serde(default)]
+    pub latency_cdf: LatencyCdf,
+}
+
+/// Points of a cumulative latency distribution: `fraction[i]` of the requests took at most
+/// `latency_us[i]` (HDR histogram, 3 significant digits; the last point is the exact maximum).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct LatencyCdf {
+    pub latency_us: Vec<f64>,
+    pub fraction: Vec<f64>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -146,4 +159,10 @@ pub struct Results {
     pub warnings: Vec<String>,
     /// The configuration the run used, as given.
     pub config: serde_json::Value,
+    /// Completions, latency and GC activity per window of simulated time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_series: Option<TimeSeriesResults>,
+    /// Where the per-request records went (only with `run.request_records`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_records: Option<RequestRecordsSummary>,
 }

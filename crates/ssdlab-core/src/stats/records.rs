@@ -1,0 +1,220 @@
+//! Per-request records (`run.request_records`): one fixed-size binary record per sampled
+//! request, written as requests complete to a file the caller names (`ssdlab run` puts it in
+//! the results folder as `requests.bin` and converts it to `requests.parquet`).
+//!
+//! The format (`ssdlab.requests/1`) is meant to be read with one `numpy.fromfile`: a 16-byte
+//! header, the magic `SSDLREQ1` then the record size and the number of latency steps as
+//! little-endian `u32`, then records in completion order, all little-endian:
+//!
+//! | field | type | meaning |
+//! |---|---|---|
+//! | `arrival_ps` | u64 | when the request arrived at the host queue |
+//! | `latency_ps` | u64 | response time (arrival to completion entry) |
+//! | `start_sector` | u64 | first 512 B sector (device address) |
+//! | `size_bytes` | u32 | request size |
+//! | `flow` | u16 | index into `results.json` `flows` |
+//! | `op` | u8 | 0 read, 1 write |
+//! | (padding) | u8 | 0 |
+//! | `steps_ps` | 11 x u64 | the latency breakdown, in `latency_breakdown_us` order |
+//!
+//! Sampling is a pure function of (seed, flow, the flow's request number): the same config and
+//! seed record the same requests, and the simulation's random streams are untouched.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::breakdown::{Breakdown, STEPS};
+use crate::engine::derive_seed;
+use crate::time::SimTime;
+
+pub const MAGIC: &[u8; 8] = b"SSDLREQ1";
+pub const FORMAT: &str = "ssdlab.requests/1";
+pub const HEADER_BYTES: usize = 16;
+pub const RECORD_BYTES: usize = 32 + 8 * STEPS;
+
+/// Which requests are recorded (`run.request_records`): `"none"` (default), `"all"`, or a
+/// fraction in (0, 1] of each flow's requests, chosen deterministically from the seed.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum RequestRecords {
+    #[default]
+    None,
+    All,
+    Fraction(f64),
+}
+
+impl RequestRecords {
+    pub fn is_none(&self) -> bool {
+        *self == RequestRecords::None
+    }
+
+    /// The fraction of requests recorded.
+    pub fn fraction(&self) -> f64 {
+        match *self {
+            RequestRecords::None => 0.0,
+            RequestRecords::All => 1.0,
+            RequestRecords::Fraction(f) => f,
+        }
+    }
+}
+
+impl Serialize for RequestRecords {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match *self {
+            RequestRecords::None => serializer.serialize_str("none"),
+            RequestRecords::All => serializer.serialize_str("all"),
+            RequestRecords::Fraction(f) => serializer.serialize_f64(f),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for RequestRecords {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        const EXPECTED: &str = "\"none\", \"all\" or a fraction in (0, 1]";
+        impl serde::de::Visitor<'_> for V {
+            type Value = RequestRecords;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str(EXPECTED)
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<RequestRecords, E> {
+                match v {
+                    "none" => Ok(RequestRecords::None),
+                    "all" => Ok(RequestRecords::All),
+                    other => Err(E::custom(format!("expected {EXPECTED}, got \"{other}\""))),
+                }
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<RequestRecords, E> {
+                Ok(RequestRecords::Fraction(v))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<RequestRecords, E> {
+                Ok(RequestRecords::Fraction(v as f64))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<RequestRecords, E> {
+                Ok(RequestRecords::Fraction(v as f64))
+            }
+        }
+        deserializer.deserialize_any(V)
+    }
+}
+
+/// `results.json` `request_records`: where the records went and how many there are.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct RequestRecordsSummary {
+    /// `ssdlab.requests/1`.
+    pub format: String,
+    /// The file's name (it sits beside results.json when `ssdlab run` wrote it).
+    pub file: String,
+    pub fraction: f64,
+    pub records: u64,
+}
+
+/// Writes sampled completions to the records file.
+pub struct RequestRecorder {
+    out: BufWriter<File>,
+    path: PathBuf,
+    seed: u64,
+    /// A request is recorded when its hash is below this (all when `u64::MAX` and fraction 1).
+    threshold: u64,
+    all: bool,
+    fraction: f64,
+    written: u64,
+    error: Option<String>,
+}
+
+impl RequestRecorder {
+    pub fn create(path: &Path, setting: RequestRecords, seed: u64) -> std::io::Result<Self> {
+        let mut out = BufWriter::with_capacity(1 << 20, File::create(path)?);
+        out.write_all(MAGIC)?;
+        out.write_all(&(RECORD_BYTES as u32).to_le_bytes())?;
+        out.write_all(&(STEPS as u32).to_le_bytes())?;
+        let fraction = setting.fraction();
+        Ok(Self {
+            out,
+            path: path.to_path_buf(),
+            seed: derive_seed(seed, 0x5EC0_4D55),
+            threshold: (fraction * u64::MAX as f64) as u64,
+            all: fraction >= 1.0,
+            fraction,
+            written: 0,
+            error: None,
+        })
+    }
+
+    /// Whether request `seq` of `flow` is sampled.
+    #[inline]
+    pub fn sampled(&self, flow: u16, seq: u64) -> bool {
+        self.all || derive_seed(self.seed ^ ((flow as u64) << 48), seq) < self.threshold
+    }
+
+    /// A completed request (written if sampled). I/O errors are kept and reported at the end.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub fn record(
+        &mut self,
+        flow: u16,
+        seq: u64,
+        is_read: bool,
+        arrival: SimTime,
+        completion: SimTime,
+        start_sector: u64,
+        bytes: u64,
+        steps: &Breakdown,
+    ) {
+        if !self.sampled(flow, seq) || self.error.is_some() {
+            return;
+        }
+        let mut record = [0u8; RECORD_BYTES];
+        record[0..8].copy_from_slice(&arrival.to_le_bytes());
+        record[8..16].copy_from_slice(&(completion - arrival).to_le_bytes());
+        record[16..24].copy_from_slice(&start_sector.to_le_bytes());
+        record[24..28].copy_from_slice(&(bytes.min(u32::MAX as u64) as u32).to_le_bytes());
+        record[28..30].copy_from_slice(&flow.to_le_bytes());
+        record[30] = u8::from(!is_read);
+        for (i, ps) in steps.0.iter().enumerate() {
+            record[32 + 8 * i..40 + 8 * i].copy_from_slice(&ps.to_le_bytes());
+        }
+        match self.out.write_all(&record) {
+            Ok(()) => self.written += 1,
+            Err(e) => self.error = Some(format!("{}: {e}", self.path.display())),
+        }
+    }
+
+    /// Flushes what is buffered (results may be read while the run goes on).
+    pub fn flush(&mut self) {
+        if let Err(e) = self.out.flush() {
+            self.error.get_or_insert_with(|| format!("{}: {e}", self.path.display()));
+        }
+    }
+
+    pub fn error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+
+    pub fn summary(&self) -> RequestRecordsSummary {
+        RequestRecordsSummary {
+            format: FORMAT.to_string(),
+            file: self.path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+            fraction: self.fraction,
+            records: self.written,
+        }
+    }
+}
+
+/// In the JSON schema: the two words or a number.
+impl schemars::JsonSchema for RequestRecords {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "RequestRecords".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "\"none\", \"all\" or a fraction in (0, 1] of each flow's requests",
+            "anyOf": [
+                { "type": "string", "enum": ["none", "all"] },
+                { "type": "number", "exclusiveMinimum": 0, "maximum": 1 }
+            ]
+        })
+    }
+}
