@@ -312,8 +312,10 @@ pub struct TraceReader {
     format: TraceFormat,
     parser: Parser,
     ps_per_unit: u64,
-    options: TraceOptions,
-    device: Option<DeviceFilter>,
+    /// Boxed, like the device filter: read once per record, they keep the reader small enough to
+    /// sit in the simulator's flow table beside the synthetic generators.
+    options: Box<TraceOptions>,
+    device: Option<Box<DeviceFilter>>,
     logical_sectors: u64,
     /// The first record's time (format units).
     origin: Option<u64>,
@@ -370,12 +372,9 @@ impl TraceReader {
             format,
             ps_per_unit: parser.ps_per_unit(),
             parser,
-            options: options.clone(),
-            device: options.device.as_ref().map(|d| DeviceFilter {
-                text: d.clone(),
-                number: d.parse().ok(),
-                matched: false,
-                seen: Vec::new(),
+            options: Box::new(options.clone()),
+            device: options.device.as_ref().map(|d| {
+                Box::new(DeviceFilter { text: d.clone(), number: d.parse().ok(), matched: false, seen: Vec::new() })
             }),
             logical_sectors,
             origin: None,
