@@ -11,7 +11,7 @@ PY_DIRS  := $(wildcard python tests benches validation)
 export VIRTUAL_ENV := $(abspath $(VENV))
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: run test bench develop lint rust-test py-test fmt clean
+.PHONY: run test bench develop lint rust-test py-test fmt clean docs
 
 run: develop
 	$(BIN)/ssdlab run $(CONFIG)
@@ -42,6 +42,10 @@ rust-test:
 
 py-test: develop
 	$(BIN)/pytest -q tests
+
+# Regenerates docs/configuration.md from the config schema (tests/test_docs.py checks it).
+docs: develop
+	$(PY) -m ssdlab.docs
 
 bench: develop
 	cargo bench -p ssdlab-core --bench throughput
