@@ -508,6 +508,8 @@ def _check_out_dir(sweep: Sweep, out: Path) -> None:
         return
     expected = {p.run: p for p in sweep.points}
     for folder in sorted(runs_dir.iterdir()):
+        if not folder.is_dir():
+            continue
         point = expected.get(folder.name)
         record_path = folder / "point.json"
         if point is None:
