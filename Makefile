@@ -11,7 +11,7 @@ PY_DIRS  := $(wildcard python tests benches validation)
 export VIRTUAL_ENV := $(abspath $(VENV))
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: run test bench develop lint rust-test py-test fmt clean docs
+.PHONY: run test bench develop lint rust-test py-test fmt clean chromium docs
 
 run: develop
 	$(BIN)/ssdlab run $(CONFIG)
@@ -24,7 +24,7 @@ $(PY):
 # Reinstalled when the dependency list here or in pyproject.toml changes.
 $(DEPS): pyproject.toml Makefile | $(PY)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet "maturin>=1.16,<2" "typer>=0.12" "rich>=13" "pydantic>=2.6" "pytest>=8" "ruff>=0.6" "matplotlib>=3.8" "distributed>=2024.1" "pyarrow>=15"
+	$(PY) -m pip install --quiet "maturin>=1.16,<2" "typer>=0.12" "rich>=13" "pydantic>=2.6" "pytest>=8" "ruff>=0.6" "matplotlib>=3.8" "distributed>=2024.1" "pyarrow>=15" "pandas>=2.1"
 	touch $@
 
 # Builds the Rust extension into the virtualenv (incremental after the first build).
@@ -40,8 +40,13 @@ lint: $(DEPS)
 rust-test:
 	cargo test --workspace --quiet
 
-py-test: develop
+py-test: develop chromium
 	$(BIN)/pytest -q tests
+
+# The report test opens report.html in headless Chromium (Debian's package provides it).
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+chromium:
+	command -v chromium >/dev/null || ($(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
 
 # Regenerates docs/configuration.md from the config schema (tests/test_docs.py checks it).
 docs: develop

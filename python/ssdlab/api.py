@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ def simulate(
     base_dir: str | os.PathLike[str] | None = None,
     progress: Callable[[float], object] | None = None,
     alone: bool = False,
+    records_dir: str | os.PathLike[str] | None = None,
 ) -> Results:
     """The one call a script or notebook needs: a config in, typed results out.
 
@@ -42,6 +44,11 @@ def simulate(
     With `alone=True` each flow also runs alone on the same device (same config and seed, only
     that flow) and ``results.fairness`` holds every flow's slowdown, the fairness index and the
     weighted speedup. A single flow is its own alone run: slowdown 1.
+
+    With ``run.request_records`` set, the core writes the per-request records into
+    `records_dir` (``requests.bin``; default: a temporary folder that lives as long as the
+    results); ``results.requests()`` reads them and ``results.save(folder)`` keeps them as
+    requests.parquet.
     """
     source: str | None = None
     extra_warnings: list[str] = []
@@ -62,12 +69,29 @@ def simulate(
     document = apply_overrides(document, overrides)
     folder = Path(base_dir) if base_dir is not None else default_dir
 
+    records = _records_target(document, records_dir)
     if alone:
-        results = _run_with_alone(document, folder, source, progress)
+        results = _run_with_alone(document, folder, source, progress, records)
     else:
-        results = _run(document, folder, source, progress)
+        results = _run(document, folder, source, progress, records)
     results.warnings.extend(extra_warnings)
     return results
+
+
+def _records_target(
+    document: Mapping[str, Any], records_dir: str | os.PathLike[str] | None
+) -> tuple[Path, Any] | None:
+    """Where the core writes per-request records (and the temporary folder holding it), or None
+    when the config asks for none."""
+    run = document.get("run")
+    setting = run.get("request_records", "none") if isinstance(run, Mapping) else "none"
+    if setting == "none":
+        return None
+    if records_dir is not None:
+        Path(records_dir).mkdir(parents=True, exist_ok=True)
+        return Path(records_dir) / "requests.bin", None
+    scratch = tempfile.TemporaryDirectory(prefix="ssdlab-records-")
+    return Path(scratch.name) / "requests.bin", scratch
 
 
 def _run(
@@ -75,13 +99,14 @@ def _run(
     folder: Path,
     source: str | None,
     progress: Callable[[float], object] | None,
+    records: tuple[Path, Any] | None = None,
 ) -> Results:
     try:
         text = json.dumps(document, default=str)
     except ValueError as e:  # e.g. a circular reference in a hand-built dict
         raise ConfigError(f"config: cannot be encoded as JSON: {e}") from None
     try:
-        sim = _core.Simulation(text, str(folder))
+        sim = _core.Simulation(text, str(folder), str(records[0]) if records else None)
     except ConfigError as e:
         if source is None:
             raise
@@ -92,7 +117,10 @@ def _run(
             progress(sim.progress())
     if progress is not None:
         progress(1.0)
-    return Results.from_json(sim.results_json())
+    results = Results.from_json(sim.results_json())
+    if records is not None:
+        results._keep_records(records[0].parent, records[1])
+    return results
 
 
 def _run_with_alone(
@@ -100,8 +128,10 @@ def _run_with_alone(
     folder: Path,
     source: str | None,
     progress: Callable[[float], object] | None,
+    records: tuple[Path, Any] | None = None,
 ) -> Results:
-    """The shared run, then every flow alone on the same device, and the interference metrics."""
+    """The shared run, then every flow alone on the same device, and the interference metrics.
+    Only the shared run writes per-request records."""
     flows = document.get("flows")
     count = len(flows) if isinstance(flows, list) else 0
     runs = count + 1 if count > 1 else 1
@@ -111,7 +141,7 @@ def _run_with_alone(
             return None
         return lambda fraction: progress((k + fraction) / runs)
 
-    shared = _run(document, folder, source, part(0))
+    shared = _run(document, folder, source, part(0), records)
     names = [f.name for f in shared.flows]
     shared_rt = {f.name: mean_response_time_us(f) for f in shared.flows}
     if count <= 1:
@@ -120,6 +150,7 @@ def _run_with_alone(
         alone_rt = {}
         for i, name in enumerate(names):
             solo = alone_document(document, i, name)
+            solo.get("run", {}).pop("request_records", None)
             # The same requests as in the shared run: the flow keeps its random stream.
             solo["flows"][0].setdefault("seed", shared.flows[i].seed)
             label = f"{source}, {name} alone" if source else f"{name} alone"

@@ -129,18 +129,23 @@ def run(
         list[int] | None,
         typer.Option("--scenario", help="MQSim runs: only scenario N (1 = first; repeatable)."),
     ] = None,
+    report: Annotated[
+        bool,
+        typer.Option("--report", help="Also write report.html and its charts (ssdlab report)."),
+    ] = False,
 ) -> None:
     """Simulate CONFIG (or an MQSim file pair), write results.json and print a summary."""
     overrides = list(set_ or [])
     if seed is not None:
         overrides.append(f"seed={seed}")
     if workload is not None or is_mqsim_file(config):
-        _run_mqsim(config, workload, out, overrides, alone, scenario or [])
+        _run_mqsim(config, workload, out, overrides, alone, scenario or [], report)
         return
     if scenario:
         _fail("--scenario is for MQSim runs: ssdlab run SSDCONFIG.xml WORKLOAD.xml --scenario N")
-    results = _simulate(config, overrides, alone)
-    _save_and_show(results, out if out is not None else Path("results") / config.stem)
+    out_dir = out if out is not None else Path("results") / config.stem
+    results = _simulate(config, overrides, alone, records_dir=out_dir)
+    _save_and_show(results, out_dir, report)
 
 
 def _run_mqsim(
@@ -150,6 +155,7 @@ def _run_mqsim(
     overrides: list[str],
     alone: bool,
     only: list[int],
+    report: bool = False,
 ) -> None:
     if workload is None:
         _fail(
@@ -168,17 +174,24 @@ def _run_mqsim(
         if only and s.index not in only:
             continue
         stdout.print(f"[bold]scenario {s.index} of {len(scenarios)}[/]")
-        results = _simulate(s, overrides, alone, label=f"scenario {s.index}: ")
-        _save_and_show(results, out_dir / f"scenario-{s.index}")
+        folder = out_dir / f"scenario-{s.index}"
+        results = _simulate(s, overrides, alone, label=f"scenario {s.index}: ", records_dir=folder)
+        _save_and_show(results, folder, report)
 
 
 def _simulate(
-    config: Path | Scenario, overrides: list[str], alone: bool, label: str = ""
+    config: Path | Scenario,
+    overrides: list[str],
+    alone: bool,
+    label: str = "",
+    records_dir: Path | None = None,
 ) -> Results:
     progress = _DelayedProgress(stderr, PROGRESS_DELAY_SECONDS)
     try:
         try:
-            return simulate(config, overrides=overrides, progress=progress, alone=alone)
+            return simulate(
+                config, overrides=overrides, progress=progress, alone=alone, records_dir=records_dir
+            )
         finally:
             progress.close()
     except (ConfigError, TraceError, OSError, RuntimeError) as e:
@@ -188,11 +201,10 @@ def _simulate(
         _fail("interrupted", code=130)
 
 
-def _save_and_show(results: Results, out_dir: Path) -> None:
+def _save_and_show(results: Results, out_dir: Path, report: bool = False) -> None:
     target = out_dir / "results.json"
     try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        target.write_text(results.to_json() + "\n", encoding="utf-8")
+        results.save(out_dir)  # results.json, and requests.parquet with run.request_records
     except OSError as e:
         _fail(f"cannot write {target}: {e.strerror or e}")
 
@@ -201,6 +213,20 @@ def _save_and_show(results: Results, out_dir: Path) -> None:
         _print_fairness(results.fairness)
     for warning in results.warnings:
         stdout.print(f"[yellow]warning:[/] {escape(warning)}")
+    stdout.print(f"wrote {escape(str(target))}")
+    if report:
+        _write_report(out_dir, [])
+
+
+def _write_report(folder: Path, metrics: list[str]) -> None:
+    from ssdlab.report import ReportError, write_report  # matplotlib only when asked for
+
+    try:
+        target = write_report(folder, metrics)
+    except ReportError as e:
+        _fail(str(e))
+    except OSError as e:
+        _fail(f"cannot write the report in {folder}: {e.strerror or e}")
     stdout.print(f"wrote {escape(str(target))}")
 
 
@@ -341,6 +367,29 @@ def sweep(
     stdout.print(f"wrote {escape(str(result.table_path))}")
     if result.failed:
         raise typer.Exit(1)
+
+
+@app.command("report")
+def report_command(
+    results_dir: Annotated[
+        Path,
+        typer.Argument(
+            help="A results folder (results.json, from ssdlab run --out) or a sweep folder "
+            "(sweep.parquet, from ssdlab sweep --out).",
+            show_default=False,
+        ),
+    ],
+    metric: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--metric",
+            help="Sweeps: a metric of sweep.parquet to chart against each swept parameter "
+            "(repeatable) [default: iops, read_p99_us, write_p99_us, write_amplification].",
+        ),
+    ] = None,
+) -> None:
+    """Write RESULTS_DIR/report.html (self-contained) and its charts as PNG files beside it."""
+    _write_report(results_dir, list(metric or []))
 
 
 def _fail(message: str, code: int = 2) -> NoReturn:

@@ -3,17 +3,27 @@
 The models mirror the JSON the Rust core writes. The schema only ever gains fields, so every
 model accepts and keeps fields it does not know: a newer core's results still load here and
 round-trip unchanged through :meth:`Results.to_dict`.
+
+:class:`Results` also hands the numbers out as pandas DataFrames (``summary()``,
+``latency_cdf()``, ``time_series()``, ``gc_time_series()``, ``requests()``) and writes them as
+Parquet (``to_parquet``); pandas is imported only when one is asked for.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import warnings
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from ssdlab import _core
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 SCHEMA = "ssdlab.results/1"
 
@@ -34,6 +44,13 @@ class Latency(_Document):
     max: float
 
 
+class LatencyCdf(_Document):
+    """``fraction[i]`` of the requests took at most ``latency_us[i]``; the last point is the max."""
+
+    latency_us: list[float]
+    fraction: list[float]
+
+
 class OpStats(_Document):
     """Requests of one operation type (reads or writes) of a flow or of the device."""
 
@@ -44,6 +61,8 @@ class OpStats(_Document):
     latency_us: Latency
     latency_breakdown_us: dict[str, float]
     """Mean microseconds per step of the request path, in path order; sums to the mean."""
+    latency_cdf: LatencyCdf | None = None
+    """The latency distribution at every percent and at tail quantiles (results since 0.1)."""
 
 
 class GcStats(_Document):
@@ -137,6 +156,60 @@ class FlowResults(_Document):
     interval_seconds: float
 
 
+class OpSeries(_Document):
+    """One operation type per window; latencies are None in windows without completions."""
+
+    count: list[int]
+    bytes: list[int]
+    iops: list[float]
+    bandwidth_mib_s: list[float]
+    mean_us: list[float | None]
+    p99_us: list[float | None]
+    max_us: list[float | None]
+
+
+class FlowSeries(_Document):
+    name: str
+    reads: OpSeries
+    writes: OpSeries
+
+
+class GcSeries(_Document):
+    """GC activity per window; write amplification is None where no host page was written."""
+
+    blocks_erased: list[int]
+    pages_moved: list[int]
+    host_pages_written: list[int]
+    flash_pages_programmed: list[int]
+    write_amplification: list[float | None]
+
+
+class TimeSeries(_Document):
+    """Completions, latency and GC activity per window of simulated time.
+
+    The window is ``run.time_series_window`` (adaptive by default: at most 512 windows). A
+    request counts in the window in which it completes."""
+
+    window_seconds: float
+    adaptive: bool
+    p99_precision: float
+    """A window's p99 is at most this fraction above the true value (16 buckets per octave)."""
+    start_seconds: list[float]
+    duration_seconds: list[float]
+    device: FlowSeries
+    flows: list[FlowSeries]
+    gc: GcSeries
+
+
+class RequestRecordsInfo(_Document):
+    """Where the per-request records of ``run.request_records`` are (beside results.json)."""
+
+    format: str
+    file: str
+    fraction: float
+    records: int
+
+
 class Fairness(_Document):
     """How much the flows slowed each other down (``simulate(..., alone=True)``).
 
@@ -176,22 +249,139 @@ with warnings.catch_warnings():
         config: dict[str, Any]
         fairness: Fairness | None = None
         """Only for runs with ``alone=True`` (``ssdlab run --alone``)."""
+        series: TimeSeries | None = Field(default=None, alias="time_series")
+        """The document's ``time_series``: per-window statistics (None in older results)."""
+        request_records: RequestRecordsInfo | None = None
+        """Only with ``run.request_records``: the per-request records file."""
+
+        # Where the records file is: a folder holding ``request_records.file``, or a temporary
+        # folder owned by these results (removed with them).
+        _folder: Path | None = PrivateAttr(default=None)
+        _scratch: Any = PrivateAttr(default=None)
+
+        model_config = ConfigDict(extra="allow", populate_by_name=True, serialize_by_alias=True)
 
         @classmethod
         def from_json(cls, text: str | bytes) -> Results:
             """Load a saved results.json, so earlier runs can be compared with new ones."""
             return cls.model_validate_json(text)
 
+        @classmethod
+        def load(cls, path: str | os.PathLike[str]) -> Results:
+            """Load a results folder (or its results.json); ``requests()`` then reads the
+            records saved beside it."""
+            path = Path(path)
+            file = path / "results.json" if path.is_dir() else path
+            results = cls.from_json(file.read_bytes())
+            results._folder = file.parent
+            return results
+
         def to_dict(self) -> dict[str, Any]:
             """The document as plain JSON data, unknown fields included, for json or pandas."""
-            document = self.model_dump()
-            if document.get("fairness") is None:
-                document.pop("fairness", None)
+            document = self.model_dump(by_alias=True)
+            for optional in ("fairness", "time_series", "request_records"):
+                if document.get(optional) is None:
+                    document.pop(optional, None)
+            for group in [document["device"], *document["flows"]]:
+                for op in ("reads", "writes"):
+                    if group[op].get("latency_cdf", 0) is None:
+                        del group[op]["latency_cdf"]
             return document
 
         def to_json(self) -> str:
-            """The document as pretty JSON text, in the layout the core writes."""
-            return json.dumps(self.to_dict(), indent=2)
+            """The document as JSON text indented like the core's, with arrays of numbers kept
+            on one line (the time series stay readable and small)."""
+            return _dump(self.to_dict(), 0)
+
+        def save(self, folder: str | os.PathLike[str]) -> Path:
+            """Write results.json into `folder`, and the per-request records (if any) as
+            requests.parquet beside it. Returns the results.json path."""
+            folder = Path(folder)
+            folder.mkdir(parents=True, exist_ok=True)
+            if self.request_records is not None:
+                source = self._records_file()
+                if source is not None and source.suffix != ".parquet":
+                    self.requests().to_parquet(folder / "requests.parquet", index=False)
+                    if source.parent.resolve() == folder.resolve():
+                        source.unlink()
+                    self.request_records.file = "requests.parquet"
+                elif source is not None and source.parent.resolve() != folder.resolve():
+                    shutil.copyfile(source, folder / source.name)
+            target = folder / "results.json"
+            target.write_text(self.to_json() + "\n", encoding="utf-8")
+            self._folder = folder
+            return target
+
+        def summary(self, device: bool = True) -> pd.DataFrame:
+            """One row per flow and op (plus ``flow == "device"`` rows unless ``device=False``):
+            count, iops, bandwidth_mib_s, bytes, mean/p50/p90/p99/p99_9/p99_99/max latency
+            (``*_us``) and the mean latency breakdown per step (``<step>_us``)."""
+            return _summary(self, device)
+
+        def latency_cdf(self, device: bool = True) -> pd.DataFrame:
+            """Columns flow, op, latency_us, fraction: the CDF of each flow's reads and writes."""
+            return _latency_cdf(self, device)
+
+        def time_series(self, device: bool = True) -> pd.DataFrame:
+            """One row per flow, op and window: window_start_s, window_s, count, bytes, iops,
+            bandwidth_mib_s, mean_us, p99_us, max_us (NaN latencies where nothing completed).
+            The document's own ``time_series`` is :attr:`series`."""
+            return _time_series(self, device)
+
+        def gc_time_series(self) -> pd.DataFrame:
+            """One row per window: blocks erased, pages moved, host pages written, flash pages
+            programmed, and the window's write amplification (their ratio; NaN without writes)."""
+            return _gc_time_series(self)
+
+        def requests(self) -> pd.DataFrame:
+            """The per-request records (``run.request_records``): flow, op, arrival_s,
+            latency_us, start_sector, size_bytes and the breakdown ``<step>_us``, in completion
+            order."""
+            import pandas as pd
+
+            path = self._records_file()
+            if path is None:
+                raise ValueError(
+                    'no per-request records: set run.request_records = "all" (or a '
+                    "fraction) and keep the results folder with its requests file"
+                )
+            if path.suffix == ".parquet":
+                return pd.read_parquet(path)
+            steps = list(self.device.reads.latency_breakdown_us)
+            return _read_records(path, [f.name for f in self.flows], steps)
+
+        def to_parquet(self, folder: str | os.PathLike[str]) -> list[Path]:
+            """Write summary, latency_cdf, time_series, gc_time_series (and requests, if
+            recorded) as ``<name>.parquet`` in `folder`; returns the paths written."""
+            folder = Path(folder)
+            folder.mkdir(parents=True, exist_ok=True)
+            frames = {"summary": self.summary(), "latency_cdf": self.latency_cdf()}
+            if self.series is not None:
+                frames["time_series"] = self.time_series()
+                frames["gc_time_series"] = self.gc_time_series()
+            if self._records_file() is not None:
+                frames["requests"] = self.requests()
+            paths = []
+            for name, frame in frames.items():
+                path = folder / f"{name}.parquet"
+                frame.to_parquet(path, index=False)
+                paths.append(path)
+            return paths
+
+        def _records_file(self) -> Path | None:
+            if self.request_records is None or self._folder is None:
+                return None
+            candidates = [
+                self._folder / self.request_records.file,
+                self._folder / "requests.parquet",
+            ]
+            return next((c for c in candidates if c.exists()), None)
+
+        def _keep_records(self, folder: Path, scratch: Any = None) -> None:
+            """The records file is in `folder`; `scratch` (a TemporaryDirectory) lives as long
+            as these results."""
+            self._folder = folder
+            self._scratch = scratch
 
         def summary_table(self) -> str:
             """The core's fixed-width summary, so scripts print the same table as the tools."""
@@ -204,3 +394,188 @@ with warnings.catch_warnings():
                     return f
             names = ", ".join(f.name for f in self.flows)
             raise KeyError(f"no flow named {name!r} (flows: {names})")
+
+
+def _dump(value: Any, indent: int) -> str:
+    """JSON like ``json.dumps(indent=2)``, but a list of scalars on one line."""
+    pad = "  " * (indent + 1)
+    if isinstance(value, dict):
+        if not value:
+            return "{}"
+        items = [f"{pad}{json.dumps(k)}: {_dump(v, indent + 1)}" for k, v in value.items()]
+        return "{\n" + ",\n".join(items) + "\n" + "  " * indent + "}"
+    if isinstance(value, list):
+        if all(not isinstance(v, dict | list) for v in value):
+            return "[" + ", ".join(json.dumps(v) for v in value) + "]"
+        items = [pad + _dump(v, indent + 1) for v in value]
+        return "[\n" + ",\n".join(items) + "\n" + "  " * indent + "]"
+    return json.dumps(value)
+
+
+_OPS = (("read", "reads"), ("write", "writes"))
+
+
+def _groups(results: Results, device: bool) -> list[tuple[str, Any]]:
+    groups: list[tuple[str, Any]] = [(f.name, f) for f in results.flows]
+    if device:
+        groups.append(("device", results.device))
+    return groups
+
+
+def _summary(results: Results, device: bool = True) -> pd.DataFrame:
+    import pandas as pd
+
+    rows = []
+    for name, group in _groups(results, device):
+        for op, key in _OPS:
+            s: OpStats = getattr(group, key)
+            lat = s.latency_us
+            rows.append(
+                {
+                    "flow": name,
+                    "op": op,
+                    "count": s.count,
+                    "iops": s.iops,
+                    "bandwidth_mib_s": s.bandwidth_mib_s,
+                    "bytes": s.bytes,
+                    "mean_us": lat.mean,
+                    "p50_us": lat.p50,
+                    "p90_us": lat.p90,
+                    "p99_us": lat.p99,
+                    "p99_9_us": lat.p99_9,
+                    "p99_99_us": lat.p99_99,
+                    "max_us": lat.max,
+                    **{f"{step}_us": v for step, v in s.latency_breakdown_us.items()},
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def _latency_cdf(results: Results, device: bool = True) -> pd.DataFrame:
+    import pandas as pd
+
+    frames = []
+    for name, group in _groups(results, device):
+        for op, key in _OPS:
+            cdf = getattr(group, key).latency_cdf
+            if cdf is None or not cdf.fraction:
+                continue
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "flow": name,
+                        "op": op,
+                        "latency_us": cdf.latency_us,
+                        "fraction": cdf.fraction,
+                    }
+                )
+            )
+    if not frames:
+        return pd.DataFrame({"flow": [], "op": [], "latency_us": [], "fraction": []}).astype(
+            {"flow": str, "op": str, "latency_us": float, "fraction": float}
+        )
+    return pd.concat(frames, ignore_index=True)
+
+
+_SERIES_COLUMNS = ("count", "bytes", "iops", "bandwidth_mib_s", "mean_us", "p99_us", "max_us")
+
+
+def _time_series(results: Results, device: bool = True) -> pd.DataFrame:
+    import pandas as pd
+
+    ts = _require_series(results)
+    groups = list(ts.flows) + ([ts.device] if device else [])
+    frames = []
+    for group in groups:
+        for op, key in _OPS:
+            series: OpSeries = getattr(group, key)
+            columns = {c: getattr(series, c) for c in _SERIES_COLUMNS}
+            frame = pd.DataFrame(
+                {
+                    "flow": group.name,
+                    "op": op,
+                    "window_start_s": ts.start_seconds,
+                    "window_s": ts.duration_seconds,
+                    **columns,
+                }
+            )
+            frames.append(frame)
+    frame = pd.concat(frames, ignore_index=True)
+    for c in ("mean_us", "p99_us", "max_us"):
+        frame[c] = frame[c].astype("float64")  # None (no completion) -> NaN
+    return frame
+
+
+def _gc_time_series(results: Results) -> pd.DataFrame:
+    import pandas as pd
+
+    ts = _require_series(results)
+    gc = ts.gc
+    frame = pd.DataFrame(
+        {
+            "window_start_s": ts.start_seconds,
+            "window_s": ts.duration_seconds,
+            "blocks_erased": gc.blocks_erased,
+            "pages_moved": gc.pages_moved,
+            "host_pages_written": gc.host_pages_written,
+            "flash_pages_programmed": gc.flash_pages_programmed,
+            "write_amplification": gc.write_amplification,
+        }
+    )
+    frame["write_amplification"] = frame["write_amplification"].astype("float64")
+    return frame
+
+
+def _require_series(results: Results) -> TimeSeries:
+    if results.series is None:
+        raise ValueError(
+            "these results have no time_series (written by an older ssdlab); rerun to get them"
+        )
+    return results.series
+
+
+# Layout of one record of the ssdlab.requests/1 file (see crates/ssdlab-core/src/stats/records.rs).
+_RECORDS_MAGIC = b"SSDLREQ1"
+_RECORDS_HEADER = 16
+
+
+def _read_records(path: Path, flow_names: list[str], steps: list[str]) -> pd.DataFrame:
+    import numpy as np
+    import pandas as pd
+
+    raw = path.read_bytes()
+    if raw[:8] != _RECORDS_MAGIC:
+        raise ValueError(f"{path}: not an ssdlab request records file")
+    record_bytes, step_count = np.frombuffer(raw[8:16], dtype="<u4")
+    dtype = np.dtype(
+        [
+            ("arrival_ps", "<u8"),
+            ("latency_ps", "<u8"),
+            ("start_sector", "<u8"),
+            ("size_bytes", "<u4"),
+            ("flow", "<u2"),
+            ("op", "u1"),
+            ("pad", "u1"),
+            ("steps_ps", "<u8", (int(step_count),)),
+        ]
+    )
+    if dtype.itemsize != record_bytes or len(steps) != step_count:
+        raise ValueError(
+            f"{path}: records of {record_bytes} bytes; this ssdlab reads {dtype.itemsize}"
+        )
+    usable = (len(raw) - _RECORDS_HEADER) // dtype.itemsize * dtype.itemsize
+    data = np.frombuffer(raw, dtype=dtype, offset=_RECORDS_HEADER, count=usable // dtype.itemsize)
+    names = np.array(flow_names, dtype=object)
+    frame = pd.DataFrame(
+        {
+            "flow": names[data["flow"]] if len(data) else np.array([], dtype=object),
+            "op": np.where(data["op"] == 0, "read", "write").astype(object),
+            "arrival_s": data["arrival_ps"] / 1e12,
+            "latency_us": data["latency_ps"] / 1e6,
+            "start_sector": data["start_sector"].astype("int64"),
+            "size_bytes": data["size_bytes"].astype("int64"),
+        }
+    )
+    for k, step in enumerate(steps):
+        frame[f"{step}_us"] = data["steps_ps"][:, k] / 1e6
+    return frame
