@@ -47,6 +47,9 @@ pub struct Geometry {
     /// Plane of each residue `lpa mod planes`: static allocation repeats with that period, so one
     /// division and a lookup replace four divisions on the hot path.
     plane_by_residue: Vec<u32>,
+    /// log2(pages_per_block) when it is a power of two (as on every real part): page and block
+    /// of a PPA by shift and mask instead of division on the hot path.
+    page_shift: Option<u32>,
 }
 
 impl Geometry {
@@ -81,6 +84,7 @@ impl Geometry {
             translation_pages,
             allocation: parse_allocation(&config.ftl.allocation).expect("validated allocation order"),
             plane_by_residue: Vec::new(),
+            page_shift: f.pages_per_block.is_power_of_two().then(|| f.pages_per_block.trailing_zeros()),
         }
         .with_plane_table()
     }
@@ -153,11 +157,17 @@ impl Geometry {
     }
     #[inline]
     pub fn block_of_ppa(&self, ppa: u32) -> u32 {
-        ppa / self.pages_per_block
+        match self.page_shift {
+            Some(shift) => ppa >> shift,
+            None => ppa / self.pages_per_block,
+        }
     }
     #[inline]
     pub fn page_in_block(&self, ppa: u32) -> u32 {
-        ppa % self.pages_per_block
+        match self.page_shift {
+            Some(shift) => ppa & ((1 << shift) - 1),
+            None => ppa % self.pages_per_block,
+        }
     }
     #[inline]
     pub fn first_block_of_plane(&self, plane: u32) -> u32 {

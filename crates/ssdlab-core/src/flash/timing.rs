@@ -63,7 +63,12 @@ impl FlashTiming {
     /// 0 = LSB, then CSB (TLC) and MSB.
     #[inline]
     pub fn page_type(&self, page_in_block: u32) -> usize {
-        (page_in_block % self.bits_per_cell) as usize
+        // SLC (one page type) needs no division.
+        if self.bits_per_cell == 1 {
+            0
+        } else {
+            (page_in_block % self.bits_per_cell) as usize
+        }
     }
 
     #[inline]

@@ -164,6 +164,15 @@ impl BlockManager {
     }
 
     /// The blocks of `plane`, as a range of block ids.
+    /// The plane's first block id, and the states and valid-page counts of its blocks (for
+    /// scans that look at every block, without an index check per block).
+    #[inline]
+    pub fn plane_view(&self, plane: u32) -> (u32, &[BlockState], &[u16]) {
+        let range = self.blocks_of_plane(plane);
+        let (start, end) = (range.start as usize, range.end as usize);
+        (range.start, &self.state[start..end], &self.valid[start..end])
+    }
+
     pub fn blocks_of_plane(&self, plane: u32) -> std::ops::Range<u32> {
         let first = plane * self.blocks_per_plane;
         first..first + self.blocks_per_plane

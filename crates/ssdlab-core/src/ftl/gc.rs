@@ -23,6 +23,34 @@ impl VictimSelector {
     /// Chooses a victim on `plane`, or `None` when no full block could give back any page.
     pub fn select(&mut self, blocks: &BlockManager, plane: u32, now: SimTime) -> Option<u32> {
         let ppb = blocks.pages_per_block();
+        // Greedy and FIFO (the common policies) scan the plane's block arrays once, with no list.
+        match self.policy {
+            GcPolicy::Greedy => {
+                let (first, states, valid) = blocks.plane_view(plane);
+                let mut best = (u32::MAX, 0u32);
+                for (i, (&s, &v)) in states.iter().zip(valid).enumerate() {
+                    if s == BlockState::Full && (v as u32) < best.0 {
+                        best = (v as u32, i as u32);
+                    }
+                }
+                // No full block, or all fully valid: collecting would only move data.
+                return (best.0 < ppb).then_some(first + best.1);
+            }
+            GcPolicy::Fifo => {
+                let (first, states, valid) = blocks.plane_view(plane);
+                let mut reclaimable = false;
+                let mut best = (SimTime::MAX, u32::MAX);
+                for (i, (&s, &v)) in states.iter().zip(valid).enumerate() {
+                    if s == BlockState::Full {
+                        reclaimable |= (v as u32) < ppb;
+                        let key = (blocks.closed_at(first + i as u32), first + i as u32);
+                        best = best.min(key);
+                    }
+                }
+                return reclaimable.then_some(best.1);
+            }
+            _ => {}
+        }
         self.candidates.clear();
         self.candidates.extend(blocks.blocks_of_plane(plane).filter(|&b| blocks.state(b) == BlockState::Full));
         // Nothing to reclaim anywhere: collecting would only move data.
@@ -31,7 +59,6 @@ impl VictimSelector {
         }
         let valid = |b: u32| blocks.valid_pages(b);
         let victim = match self.policy {
-            GcPolicy::Greedy => min_by_key(&self.candidates, valid),
             GcPolicy::Random => self.uniform(),
             GcPolicy::RandomP => {
                 self.candidates.retain(|&b| valid(b) < ppb);
@@ -62,7 +89,7 @@ impl VictimSelector {
                     min_by_key(&self.candidates, valid)
                 }
             }
-            GcPolicy::Fifo => min_by_key(&self.candidates, |b| blocks.closed_at(b)),
+            GcPolicy::Greedy | GcPolicy::Fifo => unreachable!("chosen above without a candidate list"),
             GcPolicy::CostBenefit => {
                 let score = |b: u32| {
                     let u = valid(b) as f64 / ppb as f64;

@@ -72,8 +72,30 @@ impl Class {
         Class::UserWrite,
     ];
 
-    pub fn is_read(self) -> bool {
+    pub const fn is_read(self) -> bool {
         matches!(self, Class::UserRead | Class::MappingRead | Class::GcRead)
+    }
+
+    /// The class whose discriminant is `index`.
+    #[inline]
+    pub fn from_index(index: usize) -> Class {
+        const BY_INDEX: [Class; CLASSES] = [
+            Class::UserRead,
+            Class::MappingRead,
+            Class::GcRead,
+            Class::GcWrite,
+            Class::MappingWrite,
+            Class::Erase,
+            Class::UserWrite,
+        ];
+        const _: () = {
+            let mut i = 0;
+            while i < CLASSES {
+                assert!(BY_INDEX[i] as usize == i, "BY_INDEX follows the discriminants");
+                i += 1;
+            }
+        };
+        BY_INDEX[index]
     }
 
     /// Service order when GC is preemptible and no plane of the die is short of space: every

@@ -34,12 +34,55 @@ impl Batch {
 /// under the priority-aware policy.
 pub const PRIORITIES: usize = 4;
 
+/// Queue indices (class * PRIORITIES + priority) of the read classes, as a bit set.
+const READ_QUEUES: u32 = {
+    let mut mask = 0u32;
+    let mut c = 0;
+    while c < CLASSES {
+        if Class::ORDER[c].is_read() {
+            mask |= ((1 << PRIORITIES) - 1) << (Class::ORDER[c] as usize * PRIORITIES);
+        }
+        c += 1;
+    }
+    mask
+};
+
+/// A queued transaction with what multi-plane pairing needs (its page offset in the block and
+/// its plane within the die), so the scheduler's look-ahead never touches the transaction slab:
+/// `id | offset << 32 | plane << 56`.
+#[derive(Clone, Copy, Debug)]
+struct Entry(u64);
+
+impl Entry {
+    fn new(id: u32, offset: u32, plane_in_die: u32) -> Self {
+        debug_assert!(offset < 1 << 24 && plane_in_die < 1 << 8);
+        Entry(id as u64 | (offset as u64) << 32 | (plane_in_die as u64) << 56)
+    }
+    #[inline]
+    fn id(self) -> u32 {
+        self.0 as u32
+    }
+    #[inline]
+    fn offset(self) -> u32 {
+        ((self.0 >> 32) & 0xFF_FFFF) as u32
+    }
+    #[inline]
+    fn plane(self) -> u32 {
+        (self.0 >> 56) as u32
+    }
+}
+
 pub struct Tsu {
     /// Per die: one queue per (class, priority).
-    queues: Vec<[VecDeque<u32>; CLASSES * PRIORITIES]>,
+    queues: Vec<[VecDeque<Entry>; CLASSES * PRIORITIES]>,
+    /// Per die: bit i set when queue i holds a transaction (the scheduler looks at these bits,
+    /// not at 28 queue headers, to find work).
+    nonempty: Vec<u32>,
     policy: Scheduling,
     planes_per_die: u32,
     pages_per_block: u32,
+    /// `pages_per_block - 1` when it is a power of two (page offsets by mask, not division).
+    page_mask: Option<u32>,
     next_seq: u64,
 }
 
@@ -47,9 +90,11 @@ impl Tsu {
     pub fn new(geometry: &Geometry) -> Self {
         Self {
             queues: (0..geometry.dies).map(|_| std::array::from_fn(|_| VecDeque::new())).collect(),
+            nonempty: vec![0; geometry.dies as usize],
             policy: Scheduling::OutOfOrder,
             planes_per_die: geometry.planes_per_die,
             pages_per_block: geometry.pages_per_block,
+            page_mask: geometry.pages_per_block.is_power_of_two().then(|| geometry.pages_per_block - 1),
             next_seq: 0,
         }
     }
@@ -64,25 +109,30 @@ impl Tsu {
     }
 
     /// Queues a transaction; returns its arrival sequence number (for FIFO order).
+    /// `txn` is the transaction `id` with its target page (final: writes are placed first).
     #[inline]
-    pub fn push(&mut self, die: u32, class: Class, priority: u8, txn: u32) -> u64 {
-        let sub = if self.policy == Scheduling::Priority { priority as usize } else { 0 };
-        self.queues[die as usize][class as usize * PRIORITIES + sub].push_back(txn);
+    pub fn push(&mut self, die: u32, class: Class, id: u32, txn: &Transaction) -> u64 {
+        let sub = if self.policy == Scheduling::Priority { txn.priority as usize } else { 0 };
+        let index = class as usize * PRIORITIES + sub;
+        let offset = match self.page_mask {
+            Some(mask) => txn.ppa & mask,
+            None => txn.ppa % self.pages_per_block,
+        };
+        let entry = Entry::new(id, offset, txn.plane - die * self.planes_per_die);
+        self.queues[die as usize][index].push_back(entry);
+        self.nonempty[die as usize] |= 1 << index;
         self.next_seq += 1;
         self.next_seq
     }
 
     /// The arrival number of the oldest transaction waiting at `die`, if any.
     pub fn oldest_waiting(&self, die: u32, slab: &Slab<Transaction>) -> Option<u64> {
-        self.queues[die as usize].iter().filter_map(|q| q.front()).map(|&t| slab.get(t).seq).min()
+        self.queues[die as usize].iter().filter_map(|q| q.front()).map(|e| slab.get(e.id()).seq).min()
     }
 
     /// Whether reads (of any kind) wait at `die`.
     pub fn has_reads(&self, die: u32) -> bool {
-        let q = &self.queues[die as usize];
-        [Class::UserRead, Class::MappingRead, Class::GcRead]
-            .iter()
-            .any(|&c| (0..PRIORITIES).any(|p| !q[c as usize * PRIORITIES + p].is_empty()))
+        self.nonempty[die as usize] & READ_QUEUES != 0
     }
 
     pub fn queued(&self, die: u32) -> usize {
@@ -102,25 +152,32 @@ impl Tsu {
         reads_only: bool,
         last_served: &[u64],
     ) -> Option<Batch> {
+        let allowed = if reads_only { READ_QUEUES } else { u32::MAX };
+        let waiting = self.nonempty[die as usize] & allowed;
+        if waiting == 0 {
+            return None;
+        }
+        let planes_per_die = self.planes_per_die;
         let queues = &mut self.queues[die as usize];
-        let allowed = |i: usize| {
-            !reads_only || Class::ORDER[0..CLASSES].iter().any(|&c| c as usize == i / PRIORITIES && c.is_read())
-        };
         let index = if self.policy == Scheduling::Fifo {
             // Strict arrival order: the queue whose head came first.
-            (0..queues.len())
-                .filter(|&i| !queues[i].is_empty() && allowed(i))
-                .min_by_key(|&i| slab.get(queues[i][0]).seq)?
+            let mut bits = waiting;
+            let mut best = (u64::MAX, 0usize);
+            while bits != 0 {
+                let i = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                best = best.min((slab.get(queues[i][0].id()).seq, i));
+            }
+            best.1
         } else {
             // The first class in service order with work, highest priority first within it
             // (only the priority policy fills more than the first queue of each class).
-            let levels = if self.policy == Scheduling::Priority { PRIORITIES } else { 1 };
-            order
-                .iter()
-                .flat_map(|&c| (0..levels).map(move |p| c as usize * PRIORITIES + p))
-                .find(|&i| !queues[i].is_empty() && allowed(i))?
+            let levels = if self.policy == Scheduling::Priority { (1u32 << PRIORITIES) - 1 } else { 1 };
+            let c = order.iter().find(|&&c| (waiting >> (c as usize * PRIORITIES)) & levels != 0)?;
+            let level = ((waiting >> (*c as usize * PRIORITIES)) & levels).trailing_zeros() as usize;
+            *c as usize * PRIORITIES + level
         };
-        let class = Class::ORDER.iter().copied().find(|&c| c as usize == index / PRIORITIES).expect("valid class");
+        let class = Class::from_index(index / PRIORITIES);
         let queue = &mut queues[index];
         let pick = if self.policy == Scheduling::FlowFair && matches!(class, Class::UserRead | Class::UserWrite) {
             // The first transaction of the flow served least recently among the next few. Writes
@@ -128,9 +185,9 @@ impl Tsu {
             let window = queue.len().min(FAIRNESS_LOOKAHEAD);
             let mut planes_seen = 0u32;
             let mut best: Option<(u64, usize)> = None;
-            for (i, &id) in queue.iter().take(window).enumerate() {
-                let t = slab.get(id);
-                let bit = 1u32 << (t.plane % self.planes_per_die);
+            for (i, &entry) in queue.iter().take(window).enumerate() {
+                let t = slab.get(entry.id());
+                let bit = 1u32 << entry.plane();
                 let first_for_plane = planes_seen & bit == 0;
                 planes_seen |= bit;
                 if class == Class::UserWrite && !first_for_plane {
@@ -145,28 +202,30 @@ impl Tsu {
         } else {
             0
         };
-        let head = queue.remove(pick).expect("non-empty queue");
+        let head = if pick == 0 { queue.pop_front() } else { queue.remove(pick) }.expect("non-empty queue");
         let mut batch = Batch { class, txns: [0; MAX_PLANES_PER_DIE as usize], count: 1 };
-        batch.txns[0] = head;
-        if self.planes_per_die == 1 || class == Class::Erase {
-            return Some(batch);
-        }
-        let head_txn = slab.get(head);
-        let offset = head_txn.ppa % self.pages_per_block;
-        let mut planes_taken = 1u32 << (head_txn.plane % self.planes_per_die);
-        let mut i = 0;
-        while i < queue.len().min(MULTIPLANE_LOOKAHEAD) && (batch.count as u32) < self.planes_per_die {
-            let t = slab.get(queue[i]);
-            let bit = 1u32 << (t.plane % self.planes_per_die);
-            // A plane's transactions stay in order: only the first one seen for a plane may join.
-            let plane_free = planes_taken & bit == 0;
-            planes_taken |= bit;
-            if plane_free && t.ppa % self.pages_per_block == offset {
-                batch.txns[batch.count as usize] = queue.remove(i).expect("index in range");
-                batch.count += 1;
-            } else {
-                i += 1;
+        batch.txns[0] = head.id();
+        if planes_per_die > 1 && class != Class::Erase {
+            let all_planes = (1u32 << planes_per_die) - 1;
+            let mut planes_taken = 1u32 << head.plane();
+            let mut i = 0;
+            // Once every plane has been seen, no later transaction may join (see below).
+            while i < queue.len().min(MULTIPLANE_LOOKAHEAD) && planes_taken != all_planes {
+                let entry = queue[i];
+                let bit = 1u32 << entry.plane();
+                // A plane's transactions stay in order: only the first one seen for a plane may join.
+                let plane_free = planes_taken & bit == 0;
+                planes_taken |= bit;
+                if plane_free && entry.offset() == head.offset() {
+                    batch.txns[batch.count as usize] = queue.remove(i).expect("index in range").id();
+                    batch.count += 1;
+                } else {
+                    i += 1;
+                }
             }
+        }
+        if queue.is_empty() {
+            self.nonempty[die as usize] &= !(1 << index);
         }
         Some(batch)
     }

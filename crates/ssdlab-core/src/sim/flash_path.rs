@@ -100,7 +100,7 @@ impl Simulation {
     #[inline]
     pub(super) fn push_to_die(&mut self, id: u32, class: Class, plane: u32) {
         let die = self.ftl.geometry.die_of_plane(plane);
-        let seq = self.tsu.push(die, class, self.txns.get(id).priority, id);
+        let seq = self.tsu.push(die, class, id, self.txns.get(id));
         self.txns.get_mut(id).seq = seq;
         self.touched_dies.push(die);
         if matches!(class, Class::UserRead | Class::MappingRead) {
@@ -238,12 +238,15 @@ impl Simulation {
         start
     }
 
-    /// Adds the same time to one step of every transaction of the die's batch.
+    /// Adds the same times to steps of every transaction of the die's batch (all of an
+    /// operation's steps in one pass over the batch).
     #[inline]
-    fn charge_batch(&mut self, die: u32, step: Step, ps: u64) {
-        let batch = self.dies[die as usize].batch;
-        for &id in batch.ids() {
-            self.spent[id as usize].add(step, ps);
+    fn charge_batch(&mut self, die: u32, charges: &[(Step, u64)]) {
+        for &id in self.dies[die as usize].batch.ids() {
+            let spent = &mut self.spent[id as usize];
+            for &(step, ps) in charges {
+                spent.add(step, ps);
+            }
         }
     }
 
@@ -251,7 +254,7 @@ impl Simulation {
     pub(super) fn begin_flash_operation(&mut self, die: u32) {
         let DieState { batch, picked_at, .. } = self.dies[die as usize];
         let now = self.now();
-        self.charge_batch(die, Step::Firmware, now - picked_at);
+        let firmware = (Step::Firmware, now - picked_at);
         let n = batch.count as u64;
         let g = &self.ftl.geometry;
         let page_of = |id: u32| g.page_in_block(self.txns.get(id).ppa);
@@ -261,8 +264,7 @@ impl Simulation {
                 self.counters.reads += n;
                 let command = self.timing.read_command_ps * n;
                 let sent = self.use_channel(die, command) + command;
-                self.charge_batch(die, Step::CommandAddress, sent - now);
-                self.charge_batch(die, Step::CellOperation, cell);
+                self.charge_batch(die, &[firmware, (Step::CommandAddress, sent - now), (Step::CellOperation, cell)]);
                 self.queue.schedule(sent + cell, Event::CellReadDone { die });
             }
             c if c.is_write() => {
@@ -273,15 +275,22 @@ impl Simulation {
                     if self.copyback && batch.class == Class::GcWrite { 0 } else { self.timing.page_transfer_ps };
                 let (command, data) = (self.timing.program_command_ps * n, per_page * n);
                 let start = self.use_channel(die, command + data);
-                self.charge_batch(die, Step::CommandAddress, start + command - now);
-                self.charge_batch(die, Step::ChannelData, data);
-                self.charge_batch(die, Step::CellOperation, cell);
+                self.charge_batch(
+                    die,
+                    &[
+                        firmware,
+                        (Step::CommandAddress, start + command - now),
+                        (Step::ChannelData, data),
+                        (Step::CellOperation, cell),
+                    ],
+                );
                 self.schedule_cell_end(die, start + command + data, cell);
             }
             _ => {
                 self.counters.erases += n;
                 let command = self.timing.erase_command_ps * n;
                 let sent = self.use_channel(die, command) + command;
+                self.charge_batch(die, &[firmware]);
                 self.schedule_cell_end(die, sent, self.timing.erase_ps);
             }
         }
@@ -298,7 +307,7 @@ impl Simulation {
         };
         let duration = self.timing.data_transfer_ps(bytes);
         let done = if bytes == 0 { self.now() } else { self.use_channel(die, duration) + duration };
-        self.charge_batch(die, Step::ChannelData, done - self.now());
+        self.charge_batch(die, &[(Step::ChannelData, done - self.now())]);
         let gen = self.dies[die as usize].gen;
         self.queue.schedule(done, Event::DieDone { die, gen });
     }
