@@ -158,9 +158,9 @@ impl TimeSeries {
             Some(w) => (w.max(1), false, MAX_FIXED_WINDOWS),
             None => (INITIAL_WINDOW_PS, true, ADAPTIVE_WINDOWS),
         };
-        // Adaptive series never grow past their cap: allocate it all now (zeroed pages cost
-        // nothing until touched). Explicit ones grow as the run goes.
-        let initial = if adaptive { cap } else { 64.min(cap) };
+        // Storage grows (doubling) as the run reaches later windows, so short runs stay small; at
+        // 512 windows a flow's latency histograms take 2.7 MB.
+        let initial = 64.min(cap);
         Self {
             flows,
             window_ps,
