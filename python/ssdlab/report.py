@@ -311,7 +311,8 @@ def _time_series_sections(page: _Page, results: Results) -> None:
         wa.plot(x, gc["write_amplification"], color="C2", marker=".", linestyle="-")
         overall = results.device.gc.write_amplification
         wa.axhline(overall, color="gray", linestyle=":", label=f"whole run {overall:.3f}")
-        wa.set(ylabel="write amplification", xlabel="simulated time (s)")
+        # Log scale: a window where GC moved much and the host wrote little spikes by 100x.
+        wa.set(yscale="log", ylabel="write amplification", xlabel="simulated time (s)")
         wa.legend(fontsize="small")
         for a in (work, wa):
             a.grid(True, alpha=0.3)
