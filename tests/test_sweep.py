@@ -15,7 +15,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 from conftest import small_config, to_toml
-from ssdlab.sweep import METRICS, SweepError, load_sweep, run_sweep
+from ssdlab.results import Results
+from ssdlab.sweep import METRICS, SweepError, load_sweep, run_point, run_sweep
 
 FIXED_COLUMNS = ["run", "run_dir"]
 TAIL_COLUMNS = ["seed", "status", "error", *METRICS]
@@ -145,6 +146,35 @@ def test_finished_points_are_not_rerun(tmp_path):
     assert (again.ran, again.reused) == (1, 2)
     assert kept.stat().st_mtime_ns == stamp
     assert len(_table(out)) == 3
+
+
+def test_per_request_records_are_kept_in_each_run_folder(tmp_path):
+    path = _write_sweep(
+        tmp_path, 'set = ["run.request_records=all"]\n[axes]\n"flows.0.queue_depth" = [1, 4]\n'
+    )
+    out = tmp_path / "out"
+    assert run_sweep(path, out, jobs=2).ok
+    for run in ("0000", "0001"):
+        folder = out / "runs" / run
+        assert sorted(p.name for p in folder.iterdir()) == [
+            "point.json",
+            "requests.parquet",
+            "results.json",
+        ]
+        results = Results.load(folder)
+        assert results.request_records.file == "requests.parquet"
+        frame = results.requests()
+        assert len(frame) == results.request_records.records == 500
+        assert set(frame["op"]) == {"read", "write"}
+
+
+def test_records_travel_back_when_the_worker_cannot_see_the_run_folder(tmp_path):
+    config = {**small_config(requests=200), "run": {"request_records": 0.5}}
+    reply = run_point("0007", config, str(tmp_path), str(tmp_path / "elsewhere" / "0007"))
+    assert "error" not in reply, reply
+    assert reply["requests_parquet"][:4] == b"PAR1"
+    assert json.loads(reply["results_json"])["request_records"]["file"] == "requests.parquet"
+    assert not (tmp_path / "elsewhere").exists()
 
 
 def test_changed_sweep_is_refused_in_the_same_out_dir(tmp_path):

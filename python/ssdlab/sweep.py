@@ -15,7 +15,8 @@ A sweep file (TOML) names a base config and the axes to vary::
 Every point is an ordinary run: its effective config is the base with one ``--set`` override per
 axis (and ``seed``). Points run on any :class:`concurrent.futures.Executor` (a local process
 pool, or a Dask cluster through ``Client.get_executor()``); each writes
-``OUT/runs/<run>/results.json`` and the sweep collects one row per run in ``OUT/sweep.parquet``.
+``OUT/runs/<run>/results.json`` (and ``requests.parquet`` with ``run.request_records``) and the
+sweep collects one row per run in ``OUT/sweep.parquet``.
 
 A point whose results.json exists is not rerun, so an interrupted sweep resumes where it
 stopped. Each run folder keeps the hash of the point's effective config (``point.json``): an
@@ -32,6 +33,7 @@ import itertools
 import json
 import math
 import os
+import shutil
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -371,19 +373,39 @@ def _suggest(word: str, choices: Sequence[str]) -> str:
 # Running
 
 
-def run_point(run: str, config: dict[str, Any], base_dir: str) -> dict[str, Any]:
+def run_point(
+    run: str, config: dict[str, Any], base_dir: str, run_dir: str | None = None
+) -> dict[str, Any]:
     """Run one point (in a worker process): its results.json text, or the error that stopped it.
 
     The results travel back to the caller, which writes them: workers need no shared folder
-    (only trace files must be readable from the workers, at `base_dir`).
+    (only trace files must be readable from the workers, at `base_dir`). With
+    ``run.request_records`` the worker also saves the records as requests.parquet: straight
+    into `run_dir` when it sees that folder (a local pool, or a cluster on a shared file
+    system), else the file's bytes travel back with the results.
     """
+    import tempfile
+
     from ssdlab.api import simulate
 
-    try:
-        results = simulate(config, base_dir=base_dir)
-    except Exception as e:
-        return {"run": run, "error": f"{type(e).__name__}: {e}"}
-    return {"run": run, "results_json": results.to_json()}
+    with tempfile.TemporaryDirectory(prefix=f"ssdlab-sweep-{run}-") as scratch:
+        try:
+            results = simulate(config, base_dir=base_dir, records_dir=scratch)
+            reply: dict[str, Any] = {"run": run}
+            if results.request_records is not None:
+                results.save(scratch)  # requests.bin -> requests.parquet, beside results.json
+                records = Path(scratch) / "requests.parquet"
+                # point.json: the caller's run folder, not a same-named folder on another host.
+                if run_dir is not None and (Path(run_dir) / "point.json").is_file():
+                    tmp = Path(run_dir) / "requests.parquet.tmp"
+                    shutil.copyfile(records, tmp)
+                    os.replace(tmp, Path(run_dir) / "requests.parquet")
+                else:
+                    reply["requests_parquet"] = records.read_bytes()
+            reply["results_json"] = results.to_json()
+        except Exception as e:
+            return {"run": run, "error": f"{type(e).__name__}: {e}"}
+    return reply
 
 
 def run_sweep(
@@ -430,7 +452,12 @@ def run_sweep(
         pool = executor if executor is not None else _local_pool(jobs, len(todo))
         base_dir = str(sweep.base_dir.resolve())
         try:
-            futures = {pool.submit(run_point, p.run, p.config, base_dir): p.run for p in todo}
+            futures = {
+                pool.submit(
+                    run_point, p.run, p.config, base_dir, str((runs_dir / p.run).resolve())
+                ): p.run
+                for p in todo
+            }
             try:
                 for future in cf.as_completed(futures):
                     run = futures[future]
@@ -443,6 +470,11 @@ def run_sweep(
                         errors[run] = reply["error"]
                         (folder / "error.txt").write_text(reply["error"] + "\n", encoding="utf-8")
                     else:
+                        if "requests_parquet" in reply:  # the worker could not see the folder
+                            tmp = folder / "requests.parquet.tmp"
+                            tmp.write_bytes(reply["requests_parquet"])
+                            os.replace(tmp, folder / "requests.parquet")
+                        # results.json last: its presence marks the point finished.
                         _write_text_atomic(folder / "results.json", reply["results_json"] + "\n")
                         with contextlib.suppress(FileNotFoundError):
                             (folder / "error.txt").unlink()
