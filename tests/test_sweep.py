@@ -177,6 +177,19 @@ def test_records_travel_back_when_the_worker_cannot_see_the_run_folder(tmp_path)
     assert not (tmp_path / "elsewhere").exists()
 
 
+def test_progress_hears_every_finished_point_and_starts_at_the_reused_ones(tmp_path):
+    path = _write_sweep(tmp_path, '[axes]\n"flows.0.queue_depth" = [1, 2, 4]\n')
+    out = tmp_path / "out"
+    heard: list[tuple[int, int]] = []
+    run_sweep(path, out, jobs=2, progress=lambda done, total: heard.append((done, total)))
+    assert heard == [(0, 3), (1, 3), (2, 3), (3, 3)]
+
+    (out / "runs" / "0002" / "results.json").unlink()
+    heard.clear()
+    run_sweep(path, out, jobs=2, progress=lambda done, total: heard.append((done, total)))
+    assert heard == [(2, 3), (3, 3)]
+
+
 def test_changed_sweep_is_refused_in_the_same_out_dir(tmp_path):
     path = _write_sweep(tmp_path, '[axes]\n"flows.0.queue_depth" = [1, 2]\n')
     out = tmp_path / "out"
@@ -201,6 +214,7 @@ def test_failed_point_is_recorded_and_the_sweep_goes_on(tmp_path):
     assert "run 0001" in proc.stdout and "flash.timing.read" in proc.stdout
     rows = _table(tmp_path / "out")
     assert [r["status"] for r in rows] == ["ok", "failed", "ok"]
+    assert "report.html" not in proc.stdout
     assert "flash.timing.read" in rows[1]["error"] and rows[1]["iops"] is None
     assert (tmp_path / "out" / "runs" / "0001" / "error.txt").exists()
 
@@ -382,3 +396,14 @@ def test_sweep_on_a_dask_cluster_runs_every_point_once(tmp_path, dask_cluster):
     assert again.returncode == 0, again.stdout + again.stderr
     assert "20 runs: 20 ok (20 already done), 0 failed" in again.stdout
     assert len(_table(tmp_path / "out")) == 20
+
+
+def test_dask_local_starts_a_local_cluster_and_report_charts_the_sweep(tmp_path):
+    path = _write_sweep(tmp_path, '[axes]\n"flows.0.queue_depth" = [1, 4]\n', requests=300)
+    proc = _sweep_cli(path, "--out", "out", "--dask", "local", "-j", "1", "--report", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "2 runs: 2 ok (0 already done), 0 failed" in proc.stdout
+    assert [r["status"] for r in _table(tmp_path / "out")] == ["ok", "ok"]
+    # --report: the sweep chart in one go, as `ssdlab report out` would write it.
+    assert "report.html" in proc.stdout
+    assert (tmp_path / "out" / "sweep_flows_0_queue_depth.png").stat().st_size > 5000

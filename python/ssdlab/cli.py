@@ -306,6 +306,12 @@ def sweep(
             "start a LocalCluster here.",
         ),
     ] = None,
+    report: Annotated[
+        bool,
+        typer.Option(
+            "--report", help="Also write OUT/report.html and its charts (ssdlab report OUT)."
+        ),
+    ] = False,
 ) -> None:
     """Run every point of a design-space sweep once and collect one row per run."""
     # Imported here: pyarrow and distributed are only needed by this command.
@@ -365,6 +371,8 @@ def sweep(
     for row in result.failed:
         stdout.print(f"[red]failed:[/] run {row['run']}: {escape(str(row['error']))}")
     stdout.print(f"wrote {escape(str(result.table_path))}")
+    if report:
+        _write_report(out_dir, [])
     if result.failed:
         raise typer.Exit(1)
 

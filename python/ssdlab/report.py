@@ -109,7 +109,7 @@ def write_report(folder: str | os.PathLike[str], metrics: Sequence[str] = ()) ->
     """Write ``folder/report.html`` (and the charts as PNG files beside it) for the run in
     ``folder/results.json`` and/or the sweep in ``folder/sweep.parquet``; returns its path.
     `metrics` chooses the sweep metrics (default: IOPS, read and write p99, write
-    amplification, those the sweep has)."""
+    amplification, those not null or zero in every run)."""
     folder = Path(folder)
     has_run = (folder / "results.json").is_file()
     has_sweep = (folder / "sweep.parquet").is_file()
@@ -370,7 +370,11 @@ def _sweep_sections(page: _Page, folder: Path, metrics: list[str]) -> None:
         # Without sweep.json: the axis columns sit between run_dir and seed.
         columns = list(frame.columns)
         axes = columns[columns.index("run_dir") + 1 : columns.index("seed")]
-    defaults = [m for m in DEFAULT_SWEEP_METRICS if m in frame.columns and frame[m].notna().any()]
+    # A metric null or zero in every run (write p99 and write amplification of a read-only
+    # sweep) would only draw a flat line.
+    defaults = [
+        m for m in DEFAULT_SWEEP_METRICS if m in frame.columns and frame[m].fillna(0).ne(0).any()
+    ]
     chosen = metrics or defaults
     unknown = [m for m in chosen if m not in frame.columns]
     if unknown:
