@@ -20,6 +20,8 @@ PAGES = [
     DOCS / "configuration.md",
     DOCS / "studies.md",
     DOCS / "sweeps.md",
+    DOCS / "results.md",
+    DOCS / "traces.md",
 ]
 # Linked pages that other work in progress adds; checked once they exist.
 PENDING = {DOCS / "steady-state.md"}
