@@ -4,6 +4,9 @@ its filters, and bad trace options are one-line errors naming the flow's field."
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from conftest import REPO_ROOT, small_config
@@ -91,3 +94,49 @@ def test_bundled_msr_example_runs(run_cli, tmp_path):
     flows = json.loads((tmp_path / "ex" / "results.json").read_text())["flows"]
     # every disk-0 record; disk 1's writes in the first 500 ms of trace time
     assert [(f["name"], f["requests"]) for f in flows] == [("disk0", 701), ("disk1-writes", 171)]
+
+
+_PEAK_RSS = """
+import json, resource, sys
+from ssdlab import simulate
+config = json.loads(sys.argv[1])
+r = simulate(config)
+assert r.device.reads.count == 1, r.device.reads.count
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)  # KiB on Linux
+"""
+
+
+def _peak_rss_kib(config: dict) -> int:
+    proc = subprocess.run(
+        [sys.executable, "-c", _PEAK_RSS, json.dumps(config)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return int(proc.stdout.split()[-1])
+
+
+def test_a_large_trace_streams_in_bounded_memory(tmp_path):
+    """A 64 MiB trace read to its last line (the device filter keeps only that line) peaks at
+    the memory of a 1,000-line one: the reader keeps no record (docs/traces.md, Memory)."""
+    line = "128166372003061629,wdev,0,Write,8192,4096,1331\n"
+    small, large = tmp_path / "small.csv", tmp_path / "large.csv"
+    block = line * 1000
+    small.write_text(block, encoding="utf-8")
+    with large.open("w", encoding="utf-8") as f:
+        for _ in range((64 << 20) // len(block) + 1):
+            f.write(block)
+    for path in (small, large):
+        with path.open("a", encoding="utf-8") as f:
+            f.write("128166372003071629,wdev,1,Read,8192,4096,1331\n")
+    assert large.stat().st_size > 64 << 20
+
+    def config(path: Path) -> dict:
+        return _trace_config(path=str(path), format="msr", device=1)
+
+    baseline = _peak_rss_kib(config(small))
+    peak = _peak_rss_kib(config(large))
+    assert peak - baseline < 16 << 10, (
+        f"peak RSS {peak} KiB for a 64 MiB trace against {baseline} KiB for a small one"
+    )
