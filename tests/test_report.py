@@ -90,8 +90,16 @@ def _chromium() -> str | None:
     return found
 
 
-def test_report_renders_in_headless_chromium(run_dir, tmp_path):
+@pytest.mark.parametrize("kind", ["run", "sweep"])
+def test_report_renders_in_headless_chromium(kind, request, run_cli, tmp_path):
     chromium = _chromium()
+    if kind == "sweep":
+        folder = tmp_path / "sweep"
+        _write_sweep(folder)
+        proc = run_cli("report", folder)
+        assert proc.returncode == 0, proc.stderr
+    else:
+        folder = request.getfixturevalue("run_dir")
     shot = tmp_path / "shot.png"
     proc = subprocess.run(
         [
@@ -107,7 +115,7 @@ def test_report_renders_in_headless_chromium(run_dir, tmp_path):
             f"--user-data-dir={tmp_path / 'profile'}",
             f"--screenshot={shot}",
             "--window-size=1200,2000",
-            (run_dir / "report.html").resolve().as_uri(),
+            (folder / "report.html").resolve().as_uri(),
         ],
         capture_output=True,
         text=True,
