@@ -8,7 +8,7 @@ use ssdlab_core::Simulation;
 
 fn device(cmt: &str) -> String {
     SMALL_DEVICE.replace("over_provisioning = 0.2", &format!("over_provisioning = 0.2\n{cmt}"))
-        + "\n[precondition]\noccupancy = 1.0\n"
+        + "\n[precondition]\nmode = \"fill\"\noccupancy = 1.0\n"
 }
 
 const RANDOM_READS: &str = "[[flows]]\nname = \"reader\"\nread_fraction = 1.0\nrequest_size = \"4KiB\"\nalignment = \"4KiB\"\nqueue_depth = 4\nrequests = 6000\n";

@@ -107,7 +107,11 @@ fn no_flows_at_all() {
 
 #[test]
 fn fractions_out_of_range() {
-    assert_rejects(&format!("[precondition]\noccupancy = 1.5\n{FLOW}"), "precondition.occupancy", "fraction in [0, 1]");
+    assert_rejects(
+        &format!("[precondition]\nmode = \"fill\"\noccupancy = 1.5\n{FLOW}"),
+        "precondition.occupancy",
+        "fraction in [0, 1]",
+    );
     assert_rejects(
         "[[flows]]\nread_fraction = -0.1\nqueue_depth = 1\nrequests = 1\n",
         "flows[0].read_fraction",

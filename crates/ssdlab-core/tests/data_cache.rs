@@ -6,7 +6,7 @@ mod common;
 use common::{run, SMALL_DEVICE};
 
 fn device(cache: &str) -> String {
-    format!("{SMALL_DEVICE}\n[precondition]\noccupancy = 0.5\n[cache]\n{cache}\n")
+    format!("{SMALL_DEVICE}\n[precondition]\nmode = \"fill\"\noccupancy = 0.5\n[cache]\n{cache}\n")
 }
 
 const WRITES: &str =

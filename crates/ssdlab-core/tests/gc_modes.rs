@@ -19,6 +19,7 @@ over_provisioning = 0.2
 ideal_mapping = true
 gc_threshold = 0.1
 [precondition]
+mode = "fill"
 occupancy = 1.0
 layout = "spread"
 [[flows]]

@@ -18,6 +18,7 @@ page_size = "4KiB"
 [ftl]
 over_provisioning = 0.15
 [precondition]
+mode = "fill"
 occupancy = 1.0
 layout = "spread"
 [[flows]]

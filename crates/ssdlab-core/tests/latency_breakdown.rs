@@ -8,7 +8,7 @@ use common::{example, run, with_flows, SMALL_DEVICE};
 #[test]
 fn steps_add_up_to_the_mean_response_time_per_flow_and_op() {
     let results = run(&format!(
-        "{SMALL_DEVICE}\n[controller]\ndispatch_read = \"3us\"\ndispatch_write = \"5us\"\n[precondition]\noccupancy = 0.9\nlayout = \"spread\"\n\
+        "{SMALL_DEVICE}\n[controller]\ndispatch_read = \"3us\"\ndispatch_write = \"5us\"\n[precondition]\nmode = \"fill\"\noccupancy = 0.9\nlayout = \"spread\"\n\
          [[flows]]\nread_fraction = 0.5\nrequest_size = {{ mean = \"12KiB\", stdev = \"6KiB\" }}\nqueue_depth = 16\nrequests = 4000\n\
          [[flows]]\nread_fraction = 1.0\nrate = \"5k/s\"\nrequests = 2000\n"
     ));

@@ -7,7 +7,7 @@ use common::{repo_root, run, SMALL_DEVICE};
 use ssdlab_core::{Config, SimError, Simulation};
 
 fn device() -> String {
-    format!("{SMALL_DEVICE}\n[ftl]\nover_provisioning = 0.2\nideal_mapping = true\naddress_domains = \"per-flow\"\n[precondition]\noccupancy = 1.0\n")
+    format!("{SMALL_DEVICE}\n[ftl]\nover_provisioning = 0.2\nideal_mapping = true\naddress_domains = \"per-flow\"\n[precondition]\nmode = \"fill\"\noccupancy = 1.0\n")
         .replacen("[ftl]\nover_provisioning = 0.2\n", "", 1)
 }
 
@@ -30,7 +30,9 @@ fn flows_on_separate_channels_do_not_slow_each_other_down() {
 #[test]
 fn a_partitioned_flows_writes_land_on_its_planes_only() {
     let writer = "[[flows]]\nrequest_size = \"4KiB\"\nalignment = \"4KiB\"\nqueue_depth = 4\nrequests = 2000\nchannels = [1]\nplanes = [0]\n";
-    let text = format!("{SMALL_DEVICE}\n{writer}")
+    // A fresh drive: in steady state this flow's whole working set would have to live on its
+    // quarter of the planes.
+    let text = format!("precondition = \"none\"\n{SMALL_DEVICE}\n{writer}")
         .replace("over_provisioning = 0.2", "over_provisioning = 0.2\nideal_mapping = true");
     let r = run(&text);
     let u = &r.device.flash.channel_utilisation;
@@ -97,6 +99,7 @@ suspend_erase = "20us"
 suspend_program_min_remaining = "50us"
 suspend_erase_min_remaining = "100us"
 [precondition]
+mode = "fill"
 occupancy = 0.426
 layout = "packed"
 [cache]

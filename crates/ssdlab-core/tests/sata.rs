@@ -7,7 +7,7 @@ use common::{run, SMALL_DEVICE};
 const READS: &str = "[[flows]]\nread_fraction = 1.0\nrequest_size = \"4KiB\"\nalignment = \"4KiB\"\nqueue_depth = 64\nrequests = 3000\n";
 
 fn device(host: &str) -> String {
-    format!("{SMALL_DEVICE}\n[host]\n{host}\n[precondition]\noccupancy = 1.0\n")
+    format!("{SMALL_DEVICE}\n[host]\n{host}\n[precondition]\nmode = \"fill\"\noccupancy = 1.0\n")
         .replace("over_provisioning = 0.2", "over_provisioning = 0.2\nideal_mapping = true")
 }
 

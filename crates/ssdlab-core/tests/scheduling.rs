@@ -18,6 +18,7 @@ page_size = "4KiB"
 over_provisioning = 0.2
 ideal_mapping = true
 [precondition]
+mode = "fill"
 occupancy = 1.0
 "#;
 

@@ -6,7 +6,7 @@ use common::{run, SMALL_DEVICE};
 
 fn mixed(suspension: &str) -> String {
     format!(
-        "{}\n[precondition]\noccupancy = 1.0\nlayout = \"spread\"\n\
+        "{}\n[precondition]\nmode = \"fill\"\noccupancy = 1.0\nlayout = \"spread\"\n\
          [[flows]]\nname = \"reader\"\nread_fraction = 1.0\nqueue_depth = 1\nduration = \"200ms\"\n\
          [[flows]]\nname = \"writer\"\nrequest_size = \"4KiB\"\nalignment = \"4KiB\"\nqueue_depth = 8\nduration = \"200ms\"\n",
         SMALL_DEVICE.replace("page_size = \"4KiB\"", &format!("page_size = \"4KiB\"\nsuspension = \"{suspension}\""))

@@ -11,6 +11,7 @@ fn mixed(extra_run: &str) -> String {
     format!(
         r#"{SMALL_DEVICE}
 [precondition]
+mode = "fill"
 occupancy = 0.9
 layout = "spread"
 [run]

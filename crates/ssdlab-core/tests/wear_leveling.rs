@@ -20,6 +20,7 @@ page_size = "4KiB"
 over_provisioning = 0.25
 ideal_mapping = true
 [precondition]
+mode = "fill"
 occupancy = 1.0
 [[flows]]
 request_size = "4KiB"

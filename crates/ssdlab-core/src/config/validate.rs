@@ -31,13 +31,47 @@ fn sector_multiple(path: &str, size: &Size) -> Result<(), ConfigError> {
     Ok(())
 }
 
+fn validate_precondition(p: &super::PreconditionConfig) -> Result<(), ConfigError> {
+    use super::PreconditionMode::{Fill, None as Empty, Simulate, Steady};
+    fraction("precondition.occupancy", p.occupancy, false, false)?;
+    let mode = match p.mode {
+        Steady => "steady",
+        Fill => "fill",
+        Empty => "none",
+        Simulate => "simulate",
+    };
+    let ignored = |field: &str, applies: &str| {
+        ConfigError::new(format!("precondition.{field}"), format!("applies to mode {applies} only, not \"{mode}\""))
+    };
+    if p.mode == Empty && p.occupancy > 0.0 {
+        return Err(ignored("occupancy", "\"fill\", \"steady\" or \"simulate\""));
+    }
+    if p.layout.is_some() && p.mode != Fill {
+        return Err(ignored("layout", "\"fill\""));
+    }
+    if !matches!(p.mode, Steady | Simulate) {
+        if p.drive_writes.is_some() {
+            return Err(ignored("drive_writes", "\"steady\" or \"simulate\""));
+        }
+        if p.warm_caches.is_some() {
+            return Err(ignored("warm_caches", "\"steady\" or \"simulate\""));
+        }
+    }
+    if let Some(n) = p.drive_writes {
+        if !n.is_finite() || !(0.0..=1000.0).contains(&n) {
+            return Err(ConfigError::new("precondition.drive_writes", format!("must be between 0 and 1000, got {n}")));
+        }
+    }
+    Ok(())
+}
+
 /// Validates a whole configuration.
 pub fn validate(config: &Config) -> Result<(), ConfigError> {
     validate_host(&config.host)?;
     validate_flash(&config.flash)?;
     validate_ftl(config)?;
     validate_cache(config)?;
-    fraction("precondition.occupancy", config.precondition.occupancy, false, false)?;
+    validate_precondition(&config.precondition)?;
     if config.run.stall_timeout.as_ref().is_some_and(|t| t.value == 0) {
         return Err(ConfigError::new("run.stall_timeout", "must be greater than zero"));
     }

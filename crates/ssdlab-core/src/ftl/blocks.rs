@@ -34,6 +34,21 @@ pub enum Stream {
     Gc = 1,
 }
 
+/// One plane's block state, block ids relative to the plane (see [`BlockManager::export_plane`]):
+/// how steady-state preconditioning copies an aged sample plane to every plane.
+#[derive(Clone, Debug)]
+pub struct PlaneImage {
+    pub state: Vec<BlockState>,
+    pub valid: Vec<u16>,
+    pub write_ptr: Vec<u16>,
+    pub erase_count: Vec<u32>,
+    pub closed_at: Vec<SimTime>,
+    /// The free pool in order.
+    pub free: Vec<u32>,
+    /// Open user and GC blocks (`NO_BLOCK` when none).
+    pub frontier: [u32; 2],
+}
+
 struct PlaneBlocks {
     free: VecDeque<u32>,
     frontier: [u32; 2],
@@ -234,6 +249,53 @@ impl BlockManager {
             self.valid[block] = v;
             self.write_ptr[block] = self.pages_per_block as u16;
             self.state[block] = BlockState::Full;
+        }
+    }
+
+    /// A copy of one plane's block state, with block ids relative to the plane's first block.
+    pub fn export_plane(&self, plane: u32) -> PlaneImage {
+        let first = plane * self.blocks_per_plane;
+        let range = first as usize..(first + self.blocks_per_plane) as usize;
+        let p = &self.planes[plane as usize];
+        let relative = |b: u32| if b == NO_BLOCK { NO_BLOCK } else { b - first };
+        PlaneImage {
+            state: self.state[range.clone()].to_vec(),
+            valid: self.valid[range.clone()].to_vec(),
+            write_ptr: self.write_ptr[range.clone()].to_vec(),
+            erase_count: self.erase_count[range.clone()].to_vec(),
+            closed_at: self.closed_at[range].to_vec(),
+            free: p.free.iter().map(|&b| b - first).collect(),
+            frontier: [relative(p.frontier[0]), relative(p.frontier[1])],
+        }
+    }
+
+    /// Gives `plane` the block state of `image` (taken from a plane of the same size). The
+    /// caller maps the pages the image counts as valid.
+    pub fn import_plane(&mut self, plane: u32, image: &PlaneImage) {
+        let first = plane * self.blocks_per_plane;
+        let range = first as usize..(first + self.blocks_per_plane) as usize;
+        let retired_before = self.state[range.clone()].iter().filter(|&&s| s == BlockState::Retired).count() as u32;
+        self.state[range.clone()].copy_from_slice(&image.state);
+        self.valid[range.clone()].copy_from_slice(&image.valid);
+        self.write_ptr[range.clone()].copy_from_slice(&image.write_ptr);
+        self.erase_count[range.clone()].copy_from_slice(&image.erase_count);
+        self.closed_at[range].copy_from_slice(&image.closed_at);
+        let retired = image.state.iter().filter(|&&s| s == BlockState::Retired).count() as u32;
+        self.retired_blocks = self.retired_blocks - retired_before + retired;
+        let p = &mut self.planes[plane as usize];
+        p.free = image.free.iter().map(|&b| b + first).collect();
+        p.frontier = image.frontier.map(|b| if b == NO_BLOCK { NO_BLOCK } else { b + first });
+    }
+
+    /// Replaces closing times by their order (0, 1, 2 ... picoseconds, oldest first; ties by
+    /// block id): a preconditioned device's blocks were closed "before" the run, whose clock
+    /// starts at zero, and FIFO and cost-benefit must still see them as older than anything the
+    /// run closes.
+    pub fn rebase_closed_at(&mut self) {
+        let mut order: Vec<u32> = (0..self.closed_at.len() as u32).collect();
+        order.sort_by_key(|&b| (self.closed_at[b as usize], b));
+        for (rank, &b) in order.iter().enumerate() {
+            self.closed_at[b as usize] = rank as SimTime;
         }
     }
 

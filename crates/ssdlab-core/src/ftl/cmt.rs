@@ -103,6 +103,10 @@ impl CmtPartition {
         evicted
     }
 
+    pub fn capacity(&self) -> u32 {
+        self.capacity
+    }
+
     pub fn len(&self) -> usize {
         self.index.len()
     }

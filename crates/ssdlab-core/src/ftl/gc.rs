@@ -93,7 +93,7 @@ impl VictimSelector {
             GcPolicy::CostBenefit => {
                 let score = |b: u32| {
                     let u = valid(b) as f64 / ppb as f64;
-                    let age = (now - blocks.closed_at(b)) as f64 + 1.0;
+                    let age = now.saturating_sub(blocks.closed_at(b)) as f64 + 1.0;
                     (1.0 - u) * age / (1.0 + u)
                 };
                 let mut best = self.candidates[0];

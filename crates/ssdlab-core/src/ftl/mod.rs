@@ -15,7 +15,7 @@ use gc::VictimSelector;
 use mapping::{PageMap, UNMAPPED};
 use placement::Placement;
 
-use crate::config::{Config, FillLayout};
+use crate::config::{Config, FillLayout, PreconditionMode};
 use crate::engine::RandomStream;
 use crate::flash::Geometry;
 use crate::time::SimTime;
@@ -94,7 +94,10 @@ impl Ftl {
         // Every erase count is zero while the drive is filled: looking for the least-erased free
         // block would scan the pool for nothing at every block opened.
         let dynamic = std::mem::replace(&mut ftl.blocks.dynamic_wear_leveling, false);
-        ftl.fill(config.precondition.occupancy, config.precondition.layout);
+        // `steady` and `simulate` need the workload; the simulation runs them once it is built.
+        if config.precondition.mode == PreconditionMode::Fill {
+            ftl.fill(config.precondition.occupancy, config.precondition.layout.unwrap_or(FillLayout::Packed));
+        }
         ftl.blocks.dynamic_wear_leveling = dynamic;
         Ok(ftl)
     }
@@ -113,7 +116,7 @@ impl Ftl {
         match layout {
             FillLayout::Packed => {
                 for lpa in lpas {
-                    let plane = self.fill_plane(lpa);
+                    let plane = self.home_plane(lpa);
                     let (ppa, _) = self.blocks.allocate(plane, Stream::User, 0);
                     self.map.remap(lpa as u32, ppa);
                 }
@@ -129,7 +132,7 @@ impl Ftl {
         let used_blocks = (g.blocks_per_plane - self.gc_threshold_blocks) as u64;
         let mut placed = vec![0u64; g.planes as usize];
         for lpa in lpas {
-            let plane = self.fill_plane(lpa);
+            let plane = self.home_plane(lpa);
             let k = placed[plane as usize];
             placed[plane as usize] += 1;
             let block = g.first_block_of_plane(plane) as u64 + k % used_blocks;
@@ -146,7 +149,8 @@ impl Ftl {
 
     /// Where the initial copy of `lpa` lives: on its flow's planes when flows have their own
     /// address domains, otherwise where static allocation over the whole device puts it.
-    fn fill_plane(&self, lpa: u64) -> u32 {
+    #[inline]
+    pub fn home_plane(&self, lpa: u64) -> u32 {
         match self.placement.owner(lpa) {
             Some(flow) => self.placement.plane_for(flow, lpa),
             None => self.geometry.plane_of_lpa(lpa),

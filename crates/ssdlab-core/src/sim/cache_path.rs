@@ -227,3 +227,31 @@ impl Simulation {
         self.admit_waiting_writes(p);
     }
 }
+
+/// Warming for steady-state preconditioning (see `precondition_path`).
+impl CacheState {
+    /// Draws worth making to fill flow `f`'s partition (0 when the flow does not use the cache).
+    pub(super) fn warm_draws(&self, f: usize) -> u64 {
+        if self.mode(f) == CacheMode::Off {
+            0
+        } else {
+            4 * self.partitions[self.partition_of_flow[f]].capacity() as u64
+        }
+    }
+
+    pub(super) fn warm(&mut self, f: usize, lpa: u32, sectors: u64) {
+        if self.mode(f) == CacheMode::Off {
+            return;
+        }
+        let p = &mut self.partitions[self.partition_of_flow[f]];
+        if p.free() > 0 {
+            p.fill(lpa, sectors, f as u16);
+        }
+    }
+
+    pub(super) fn fill_fraction(&self) -> f64 {
+        let (used, capacity) =
+            self.partitions.iter().fold((0u64, 0u64), |(u, c), p| (u + p.used() as u64, c + p.capacity() as u64));
+        used as f64 / capacity.max(1) as f64
+    }
+}

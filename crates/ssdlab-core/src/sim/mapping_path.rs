@@ -226,3 +226,35 @@ impl Simulation {
         }
     }
 }
+
+/// Warming for steady-state preconditioning (see `precondition_path`).
+impl MappingState {
+    /// Draws worth making to fill flow `f`'s partition (0 with an ideal table).
+    pub(super) fn warm_draws(&self, f: usize) -> u64 {
+        if self.ideal {
+            0
+        } else {
+            4 * self.partitions[self.partition_of_flow[f]].capacity() as u64
+        }
+    }
+
+    pub(super) fn warm(&mut self, f: usize, lpa: u32) {
+        if self.ideal {
+            return;
+        }
+        let p = &mut self.partitions[self.partition_of_flow[f]];
+        if p.len() < p.capacity() as usize && !p.contains(lpa) {
+            let evicted = p.insert(lpa, &self.epochs, self.per_tpage);
+            debug_assert!(!matches!(evicted, Evicted::Dirty { .. }));
+        }
+    }
+
+    pub(super) fn fill_fraction(&self) -> f64 {
+        if self.ideal {
+            return 0.0;
+        }
+        let (used, capacity) =
+            self.partitions.iter().fold((0u64, 0u64), |(u, c), p| (u + p.len() as u64, c + p.capacity() as u64));
+        used as f64 / capacity.max(1) as f64
+    }
+}

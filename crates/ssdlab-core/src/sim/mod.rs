@@ -11,6 +11,7 @@ mod cache_path;
 mod flash_path;
 mod host_path;
 mod mapping_path;
+mod precondition_path;
 mod report;
 mod suspension;
 
@@ -199,6 +200,8 @@ pub struct Simulation {
     /// Per-window statistics, and the per-request records file (see `stats/`, `report.rs`).
     series: crate::stats::TimeSeries,
     records: Option<crate::stats::RequestRecorder>,
+    /// The state the run started from (results.json `precondition`).
+    precondition_summary: crate::precondition::PreconditionSummary,
 }
 
 impl Simulation {
@@ -212,7 +215,9 @@ impl Simulation {
         let flows = build_flows(&config, &geometry, &placement, base_dir)?;
         let setup_started = Instant::now();
         check_memory(&geometry)?;
+        let fill_started = Instant::now();
         let ftl = Ftl::new(&config, geometry, placement).map_err(|reason| ConfigError::new("flash", reason))?;
+        let fill_seconds = fill_started.elapsed().as_secs_f64();
         let g = &ftl.geometry;
         let idle = DieState {
             busy: false,
@@ -269,10 +274,12 @@ impl Simulation {
             completion_log: None,
             series: crate::stats::TimeSeries::for_config(&config),
             records: None,
+            precondition_summary: Default::default(),
             ftl,
             config,
             config_echo,
         };
+        sim.precondition(base_dir, fill_seconds)?;
         sim.start_flows()?;
         sim.setup_wall = setup_started.elapsed();
         Ok(sim)

@@ -106,6 +106,7 @@ impl Simulation {
             request_records: self.records.as_ref().map(|r| r.summary()),
             flows,
             warnings,
+            precondition: self.precondition_summary.clone(),
             config: self.config_echo.clone(),
         }
     }

@@ -159,6 +159,9 @@ pub struct Results {
     pub warnings: Vec<String>,
     /// The configuration the run used, as given.
     pub config: serde_json::Value,
+    /// The state the device started from, and the time spent reaching it.
+    #[serde(default)]
+    pub precondition: crate::precondition::PreconditionSummary,
     /// Completions, latency and GC activity per window of simulated time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_series: Option<TimeSeriesResults>,

@@ -43,7 +43,51 @@ pub struct Synthetic {
     next_open_arrival: SimTime,
 }
 
+/// Where a synthetic flow's requests go, in sectors of its own address domain: what steady-state
+/// preconditioning needs to age the drive the way this flow would.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AddressModel {
+    pub write_fraction: f64,
+    /// Mean sectors per request.
+    pub mean_sectors: f64,
+    pub ws_start_sector: u64,
+    pub ws_sectors: u64,
+    pub pattern: PatternModel,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PatternModel {
+    Uniform,
+    /// The first `hot_sectors` of the working set get `hot_traffic` of the requests.
+    HotCold {
+        hot_sectors: u64,
+        hot_traffic: f64,
+    },
+    Sequential,
+}
+
 impl Synthetic {
+    pub fn address_model(&self) -> AddressModel {
+        let mean_sectors = match self.size {
+            SizeDist::Fixed(s) => s as f64,
+            SizeDist::Normal { mean, .. } => mean.max(1.0),
+        };
+        let pattern = match self.pattern {
+            Pattern::Uniform => PatternModel::Uniform,
+            Pattern::HotCold { hot_units, hot_traffic } => {
+                PatternModel::HotCold { hot_sectors: hot_units * self.align_sectors, hot_traffic }
+            }
+            Pattern::Sequential { .. } => PatternModel::Sequential,
+        };
+        AddressModel {
+            write_fraction: 1.0 - self.read_fraction.clamp(0.0, 1.0),
+            mean_sectors,
+            ws_start_sector: self.ws_start_sector,
+            ws_sectors: self.ws_sectors,
+            pattern,
+        }
+    }
+
     /// Builds a generator over a device of `logical_sectors`. Returns an error message if the
     /// request size does not fit the working set.
     pub fn new(flow: &FlowConfig, logical_sectors: u64, rng: RandomStream) -> Result<Self, String> {

@@ -1,0 +1,169 @@
+//! Preconditioning: the device state a run starts from.
+//!
+//! A fresh simulated drive never garbage-collects and reports numbers no real drive in service
+//! shows. `steady` (the default) reaches steady state without simulating the writes: one plane
+//! per group of planes that see the same flows is aged by the workload's write-address
+//! distribution through the real FTL code (the configured GC policy, wear leveling and GC
+//! threshold), untimed, and every plane of the group takes that plane's state. `simulate`
+//! writes the same stream through the timed model instead (slow: the ground truth `steady` is
+//! validated against). See docs/steady-state.md.
+
+mod steady;
+
+pub use steady::{age_sample, steady_state, SteadyOutcome};
+
+use serde::{Deserialize, Serialize};
+
+use crate::ftl::blocks::BlockState;
+use crate::ftl::Ftl;
+
+/// Where one flow writes, in logical pages of the whole device (its domain offset applied).
+#[derive(Clone, Debug, PartialEq)]
+pub enum WriteDist {
+    Uniform {
+        first: u64,
+        end: u64,
+    },
+    /// `[first, hot_end)` gets `hot_traffic` of the writes, `[hot_end, end)` the rest.
+    HotCold {
+        first: u64,
+        hot_end: u64,
+        end: u64,
+        hot_traffic: f64,
+    },
+    Sequential {
+        first: u64,
+        end: u64,
+    },
+    /// Writes per page, sorted by page (a trace's pre-scanned histogram).
+    Counts {
+        pages: Vec<(u64, u32)>,
+    },
+}
+
+/// What preconditioning needs to know about a flow.
+#[derive(Clone, Debug)]
+pub struct FlowModel {
+    /// Share of all page writes (any unit: only ratios matter).
+    pub weight: f64,
+    pub writes: WriteDist,
+    /// Logical pages the flow addresses (reads or writes): they hold data in steady state.
+    pub addressed: Addressed,
+    /// Planes the flow's writes go to (its stripe, each plane once).
+    pub planes: Vec<u32>,
+}
+
+#[derive(Clone, Debug)]
+pub enum Addressed {
+    Range {
+        first: u64,
+        end: u64,
+    },
+    /// Sorted, distinct pages.
+    Pages(Vec<u64>),
+}
+
+/// The `precondition` section of results.json.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct PreconditionSummary {
+    pub mode: String,
+    /// Wall time spent preconditioning (part of `setup_wall_seconds`).
+    pub wall_seconds: f64,
+    /// Written blocks (full or open) by their fraction of valid pages.
+    pub valid_fraction_histogram: ValidHistogram,
+    /// Erased blocks over the whole device at the start of the run.
+    pub free_blocks: u64,
+    /// Fraction of the data cache's lines holding data at the start of the run.
+    pub cache_fill: f64,
+    /// Fraction of the cached mapping table's entries filled at the start of the run.
+    pub cmt_fill: f64,
+    /// Logical pages holding data at the start of the run.
+    pub mapped_pages: u64,
+    /// Host page writes per page of data the aging wrote (`drive_writes`; 0 for fill and none).
+    pub drive_writes: f64,
+    /// Write amplification of the aging writes (GC moves included; 0 when nothing was written):
+    /// for `steady`, the sample planes' prediction of the run's steady-state value.
+    pub write_amplification: f64,
+    /// Planes aged one by one (`steady`): one per group of planes that see the same flows.
+    pub sample_planes: u32,
+}
+
+/// Counts of written blocks by valid-page fraction, in equal bins over [0, 1].
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct ValidHistogram {
+    /// Bin edges (one more than `blocks`); the last bin includes 1.
+    pub edges: Vec<f64>,
+    pub blocks: Vec<u64>,
+}
+
+const HISTOGRAM_BINS: usize = 20;
+
+impl ValidHistogram {
+    pub fn of(ftl: &Ftl) -> Self {
+        let ppb = ftl.geometry.pages_per_block as f64;
+        let mut blocks = vec![0u64; HISTOGRAM_BINS];
+        for plane in 0..ftl.geometry.planes {
+            let (_, states, valid) = ftl.blocks.plane_view(plane);
+            for (&s, &v) in states.iter().zip(valid) {
+                if matches!(s, BlockState::Full | BlockState::Open | BlockState::Victim) {
+                    let bin = ((v as f64 / ppb) * HISTOGRAM_BINS as f64) as usize;
+                    blocks[bin.min(HISTOGRAM_BINS - 1)] += 1;
+                }
+            }
+        }
+        let edges = (0..=HISTOGRAM_BINS).map(|i| i as f64 / HISTOGRAM_BINS as f64).collect();
+        Self { edges, blocks }
+    }
+}
+
+/// A set of logical pages as a bit map (the union of what the flows address).
+pub struct PageSet {
+    words: Vec<u64>,
+    pages: u64,
+}
+
+impl PageSet {
+    pub fn new(pages: u64) -> Self {
+        Self { words: vec![0; pages.div_ceil(64) as usize], pages }
+    }
+
+    pub fn insert_range(&mut self, first: u64, end: u64) {
+        let end = end.min(self.pages);
+        let mut p = first;
+        while p < end {
+            if p.is_multiple_of(64) && p + 64 <= end {
+                self.words[(p / 64) as usize] = u64::MAX;
+                p += 64;
+            } else {
+                self.words[(p / 64) as usize] |= 1 << (p % 64);
+                p += 1;
+            }
+        }
+    }
+
+    pub fn insert(&mut self, page: u64) {
+        if page < self.pages {
+            self.words[(page / 64) as usize] |= 1 << (page % 64);
+        }
+    }
+
+    pub fn len(&self) -> u64 {
+        self.words.iter().map(|w| w.count_ones() as u64).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.words.iter().all(|&w| w == 0)
+    }
+
+    /// Calls `f` with every page in the set, in increasing order.
+    #[inline]
+    pub fn for_each(&self, mut f: impl FnMut(u64)) {
+        for (i, &word) in self.words.iter().enumerate() {
+            let mut w = word;
+            while w != 0 {
+                f(i as u64 * 64 + w.trailing_zeros() as u64);
+                w &= w - 1;
+            }
+        }
+    }
+}
