@@ -308,20 +308,19 @@ fn swapped_or_missing_files_are_errors_and_nothing_is_created() {
 }
 
 #[test]
-fn preconditioning_when_enabled_fills_the_device_to_the_largest_occupancy_spread() {
+fn preconditioning_when_enabled_ages_the_device_to_steady_state_at_the_largest_occupancy() {
     let Some(s) = samples() else { return };
     let device = s.device.replace("<Enabled_Preconditioning>false<", "<Enabled_Preconditioning>true<");
     let workload =
         replace_nth(&s.workload, "<Initial_Occupancy_Percentage>75<", "<Initial_Occupancy_Percentage>60<", 1);
     let imported = import(&device, &workload).unwrap();
     let first = &imported.scenarios[0].config["precondition"];
-    assert_eq!((first["occupancy"].clone(), first["layout"].clone()), (0.75.into(), "spread".into()));
-    assert!(has_warning(&imported, 0, "the flows differ (75 (flow-0), 60 (flow-1))"));
+    assert_eq!((first["occupancy"].clone(), first["mode"].clone()), (0.75.into(), "steady".into()));
+    assert!(has_warning(&imported, 0, "differs between flows (75 (flow-0), 60 (flow-1))"));
     assert_eq!(imported.scenarios[2].config["precondition"]["occupancy"], 0.7);
-    assert!(has_warning(&imported, 2, "\"spread\""));
     // Disabled (as in the samples): the device starts empty, and the warning says why.
     let imported = import(&s.device, &s.workload).unwrap();
-    assert_eq!(imported.scenarios[0].config.get("precondition"), None);
+    assert_eq!(imported.scenarios[0].config["precondition"]["mode"], "none");
     assert!(has_warning(&imported, 0, "Enabled_Preconditioning is false"));
 }
 

@@ -99,31 +99,29 @@ fn import_scenario(
 
     let mut config = device.config.clone();
 
-    // Preconditioning is device-wide in ssdlab.
+    // MQSim ages the drive from each flow's access statistics when preconditioning is enabled:
+    // ssdlab's steady mode does the same (device-wide occupancy, each flow's working set aged by
+    // its own address distribution). Disabled, MQSim starts from an empty drive.
     let occupancies: Vec<(String, String)> =
         flows.iter().filter_map(|f| f.occupancy.filter(|o| *o > 0.0).map(|o| (f.name.clone(), number(o)))).collect();
-    if !occupancies.is_empty() {
-        if device.preconditioning {
+    if device.preconditioning {
+        set(&mut config, "precondition.mode", "steady");
+        if !occupancies.is_empty() {
             let max = flows.iter().filter_map(|f| f.occupancy).fold(0.0, f64::max);
             set(&mut config, "precondition.occupancy", fraction(max));
-            set(&mut config, "precondition.layout", "spread");
-            let differ = flows.iter().any(|f| f.occupancy != Some(max));
-            let how = if differ {
-                format!(
-                    "; the flows differ ({}) and ssdlab fills the whole device to the largest, {} %",
+            if flows.iter().any(|f| f.occupancy != Some(max)) {
+                warnings.push(format!(
+                    "Initial_Occupancy_Percentage differs between flows ({}): ssdlab's occupancy is device-wide, so the device holds the largest, {} % (precondition.occupancy), and each flow's working set is aged by its own writes (precondition.mode = \"steady\")",
                     by_value(&occupancies),
                     number(max)
-                )
-            } else {
-                String::new()
-            };
+                ));
+            }
+        }
+    } else {
+        set(&mut config, "precondition.mode", "none");
+        if !occupancies.is_empty() {
             warnings.push(format!(
-                "Initial_Occupancy_Percentage {}: ssdlab preconditions device-wide by mapping logical pages 0..n directly, without simulating writes; precondition.layout = \"spread\" (valid data spread over all blocks, the rest invalid) is the closest to MQSim's preconditioning, which ages the drive from each flow's access statistics{how}",
-                number(max)
-            ));
-        } else {
-            warnings.push(format!(
-                "Initial_Occupancy_Percentage {} is not applied because Enabled_Preconditioning is false, as in MQSim: the device starts empty (set precondition.occupancy to start it full)",
+                "Initial_Occupancy_Percentage {} is not applied because Enabled_Preconditioning is false, as in MQSim: the device starts empty (precondition.mode = \"none\"; set it to \"steady\" to start in steady state)",
                 by_value(&occupancies)
             ));
         }
