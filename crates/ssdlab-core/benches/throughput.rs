@@ -23,14 +23,20 @@ struct Case {
     config: String,
 }
 
+/// Random 4 KiB writes after steady-state preconditioning of the 1 TB case.
+const PRECONDITIONED_REQUESTS: u64 = 100_000;
+
 fn cases() -> Vec<Case> {
     // The foundation rows keep the whole map in DRAM (ideal CMT, no cache), as the speed goals
     // were set that way; the last row runs MQSim's 2 MiB cached mapping table and write cache.
     // They also pin the foundation's policies (greedy GC, no wear leveling, out-of-order
     // scheduling), which were the defaults when the goals were set, so the rows measure the same
     // work as then.
-    let ideal = "seed = 1\n[controller]\nscheduling = \"out-of-order\"\n[ftl]\nideal_mapping = true\ngc_policy = \"greedy\"\ndynamic_wear_leveling = false\nstatic_wear_leveling = false\n[precondition]\noccupancy = 0.75\n";
-    let cached = "seed = 1\n[precondition]\noccupancy = 0.75\n";
+    let ideal = "seed = 1\n[controller]\nscheduling = \"out-of-order\"\n[ftl]\nideal_mapping = true\ngc_policy = \"greedy\"\ndynamic_wear_leveling = false\nstatic_wear_leveling = false\n[precondition]\nmode = \"fill\"\noccupancy = 0.75\n";
+    let cached = "seed = 1\n[precondition]\nmode = \"fill\"\noccupancy = 0.75\n";
+    // A current 1 TB TLC-class geometry: 8 channels x 4 chips x 2 dies x 2 planes x 2048 blocks
+    // x 256 pages of 16 KiB = 1 TiB raw, 1.02 TB for the user at 7 % over-provisioning.
+    let one_tb = "seed = 1\n[ftl]\nover_provisioning = 0.07\n[flash]\nchannels = 8\nchips_per_channel = 4\ndies_per_chip = 2\nplanes_per_die = 2\nblocks_per_plane = 2048\npages_per_block = 256\npage_size = \"16KiB\"\n[precondition]\nmode = \"steady\"\noccupancy = 1.0\n";
     let flow = |read: f64| {
         format!("[[flows]]\nread_fraction = {read}\nrequest_size = \"4KiB\"\nalignment = \"4KiB\"\naddress = \"uniform\"\nworking_set = 0.75\nqueue_depth = 64\nrequests = {REQUESTS}\n")
     };
@@ -49,6 +55,13 @@ fn cases() -> Vec<Case> {
             name: "random-mixed-4k-qd64-cmt-cache",
             description: "1,000,000 random 4 KiB requests (70 % reads) at QD 64 through the 2 MiB cached mapping table and the 256 MiB write cache, default device 75 % full and aged",
             config: format!("{cached}layout = \"spread\"\n{}cache_mode = \"write\"\n", flow(0.7)),
+        },
+        Case {
+            name: "precondition-1tb",
+            description: "steady-state preconditioning of a 1 TB (user capacity) drive, full, for random 4 KiB writes (setup_seconds, precondition_seconds), then 100,000 of them at QD 64",
+            config: format!(
+                "{one_tb}[[flows]]\nread_fraction = 0.0\nrequest_size = \"4KiB\"\nalignment = \"4KiB\"\naddress = \"uniform\"\nqueue_depth = 64\nrequests = {PRECONDITIONED_REQUESTS}\n"
+            ),
         },
     ]
 }
@@ -83,6 +96,9 @@ fn run_case(case: &Case) -> serde_json::Value {
         "simulated_seconds": results.simulated_seconds,
         "write_amplification": results.device.gc.write_amplification,
         "gc_blocks_erased": results.device.gc.blocks_erased,
+        "user_capacity_bytes": results.device.logical_capacity_bytes,
+        "precondition_mode": results.precondition.mode,
+        "precondition_seconds": results.precondition.wall_seconds,
     })
 }
 
