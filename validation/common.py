@@ -125,7 +125,7 @@ def device(
             "technology": "MLC",
             "timing": {"read": "75us", "program": "750us", "erase": "3.8ms"},
         },
-        "precondition": {"occupancy": MAPPED_FRACTION, "layout": "packed"},
+        "precondition": {"mode": "fill", "occupancy": MAPPED_FRACTION, "layout": "packed"},
     }
 
 

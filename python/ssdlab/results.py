@@ -229,6 +229,30 @@ class Fairness(_Document):
     """Per flow: mean response time when it runs alone."""
 
 
+class ValidHistogram(_Document):
+    """Written blocks by their fraction of valid pages, in equal bins over [0, 1]."""
+
+    edges: list[float]
+    blocks: list[int]
+
+
+class Precondition(_Document):
+    """The state the device started from (``precondition`` in results.json)."""
+
+    mode: str
+    """``steady``, ``fill``, ``none`` or ``simulate``."""
+    wall_seconds: float
+    valid_fraction_histogram: ValidHistogram
+    free_blocks: int
+    cache_fill: float
+    cmt_fill: float
+    mapped_pages: int
+    drive_writes: float
+    write_amplification: float
+    """Of the aging writes (for ``steady``, its prediction of the run's steady-state value)."""
+    sample_planes: int
+
+
 with warnings.catch_warnings():
     # `schema` is the document's own field name; it shadows pydantic's deprecated `schema()`.
     warnings.filterwarnings("ignore", message=".*shadows an attribute in parent.*")
@@ -247,6 +271,8 @@ with warnings.catch_warnings():
         flows: list[FlowResults]
         warnings: list[str]
         config: dict[str, Any]
+        precondition: Precondition | None = None
+        """The device's starting state (None in results older than preconditioning modes)."""
         fairness: Fairness | None = None
         """Only for runs with ``alone=True`` (``ssdlab run --alone``)."""
         series: TimeSeries | None = Field(default=None, alias="time_series")
