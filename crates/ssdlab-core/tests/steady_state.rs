@@ -90,7 +90,11 @@ fn bad_preconditioning_is_rejected_with_the_field_named() {
     let cases = [
         ("precondition = \"aged\"\n", "precondition", "unknown variant `aged`"),
         ("precondition = 3\n", "precondition", "a mode (\"steady\", \"fill\", \"none\" or \"simulate\") or a table"),
-        ("[precondition]\nmode = \"steady\"\nlayout = \"spread\"\n", "precondition.layout", "applies to mode \"fill\" only"),
+        (
+            "[precondition]\nmode = \"steady\"\nlayout = \"spread\"\n",
+            "precondition.layout",
+            "applies to mode \"fill\" only",
+        ),
         ("[precondition]\nmode = \"none\"\noccupancy = 0.5\n", "precondition.occupancy", "not \"none\""),
         ("[precondition]\nmode = \"fill\"\ndrive_writes = 2\n", "precondition.drive_writes", "applies to mode"),
         ("[precondition]\ndrive_writes = -1\n", "precondition.drive_writes", "between 0 and 1000"),
@@ -109,10 +113,30 @@ fn bad_preconditioning_is_rejected_with_the_field_named() {
 #[test]
 fn data_that_cannot_fit_a_plane_is_an_error_not_a_hang() {
     // 100 % occupancy with 1 % over-provisioning and a 3 % GC threshold leaves GC no room.
-    let text = device("steady", "uniform", 0.01, "greedy").replace("[precondition]\n", "[precondition]\noccupancy = 1.0\n");
+    let text =
+        device("steady", "uniform", 0.01, "greedy").replace("[precondition]\n", "[precondition]\noccupancy = 1.0\n");
     match Simulation::from_toml_str(&text, &repo_root()) {
         Err(SimError::Config(e)) => assert!(e.path.starts_with("precondition") || e.path.starts_with("ftl"), "{e}"),
         Err(e) => panic!("unexpected error: {e}"),
         Ok(_) => panic!("accepted a device with no room for GC"),
     }
+}
+
+#[test]
+fn a_trace_flow_is_aged_by_its_own_prescanned_writes() {
+    // The bundled MSR-layout trace: steady maps exactly the pages it addresses and ages the ones
+    // it writes; a small device so that its writes matter.
+    let text = "seed = 3\n[ftl]\nideal_mapping = true\ngc_threshold = 0.03\n\
+                [flash]\nchannels = 2\nchips_per_channel = 1\ndies_per_chip = 1\nplanes_per_die = 2\nblocks_per_plane = 96\npages_per_block = 32\npage_size = \"4KiB\"\n\
+                [[flows]]\nkind = \"trace\"\npath = \"examples/traces/demo-msr.csv\"\nformat = \"msr\"\n";
+    let mut sim = Simulation::from_toml_str(text, &repo_root()).unwrap();
+    sim.check_invariants().unwrap();
+    let r = sim.run().unwrap();
+    let p = &r.precondition;
+    assert_eq!(p.mode, "steady");
+    let logical_pages = r.device.logical_capacity_bytes / 4096;
+    assert!(p.mapped_pages > 100 && p.mapped_pages < logical_pages, "the trace's pages only: {}", p.mapped_pages);
+    assert_eq!(r.device.reads.count + r.device.writes.count, r.flows[0].requests);
+    // Every page the trace reads was written before it: no read finds an unmapped page.
+    assert_eq!(r.device.flash.unmapped_reads, 0);
 }
