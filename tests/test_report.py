@@ -24,7 +24,7 @@ RUN_CHARTS = [
 
 def _mixed() -> dict:
     config = small_config(requests=1500)
-    config["precondition"] = {"occupancy": 0.8, "layout": "spread"}
+    config["precondition"] = {"mode": "fill", "occupancy": 0.8, "layout": "spread"}
     config["flows"].append(
         {"name": "w", "read_fraction": 0.0, "queue_depth": 2, "requests": 600},
     )

@@ -14,7 +14,7 @@ from conftest import small_config
 def _mixed(**run) -> dict:
     """A reader and a writer on the small device, aged so that GC runs."""
     config = small_config(requests=1500)
-    config["precondition"] = {"occupancy": 0.8, "layout": "spread"}
+    config["precondition"] = {"mode": "fill", "occupancy": 0.8, "layout": "spread"}
     config["flows"].append(
         {"name": "w", "read_fraction": 0.0, "request_size": "4KiB", "queue_depth": 2}
         | {"requests": 800}
