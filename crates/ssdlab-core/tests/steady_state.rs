@@ -140,3 +140,22 @@ fn a_trace_flow_is_aged_by_its_own_prescanned_writes() {
     // Every page the trace reads was written before it: no read finds an unmapped page.
     assert_eq!(r.device.flash.unmapped_reads, 0);
 }
+
+#[test]
+fn steady_fifo_agrees_with_the_analytic_model_for_uniform_writes() {
+    // Desnoyers (SYSTOR 2012): FIFO under uniform writes. Spare in rotation: the blocks not held
+    // back at the GC threshold.
+    for op in [0.07, 0.15, 0.28] {
+        let text = format!(
+            "seed = 5\n[ftl]\nideal_mapping = true\nover_provisioning = {op}\ngc_policy = \"fifo\"\ndynamic_wear_leveling = false\nstatic_wear_leveling = false\ngc_threshold = 0.03\n\
+             [flash]\nchannels = 1\nchips_per_channel = 1\ndies_per_chip = 1\nplanes_per_die = 2\nblocks_per_plane = 512\npages_per_block = 128\npage_size = \"4KiB\"\n\
+             [precondition]\ndrive_writes = 8\n[[flows]]\nread_fraction = 0.0\nrequest_size = \"4KiB\"\nalignment = \"4KiB\"\nqueue_depth = 1\nrequests = 1\n"
+        );
+        let r = run(&text);
+        let data_per_plane = r.precondition.mapped_pages as f64 / 2.0;
+        let rotating = (512.0 - (0.03f64 * 512.0).ceil()) * 128.0;
+        let model = ssdlab_core::analytic::fifo_uniform_write_amplification(rotating / data_per_plane);
+        let sampled = r.precondition.write_amplification;
+        assert!((sampled / model - 1.0).abs() < 0.05, "OP {op}: steady's aging WA {sampled:.3}, model {model:.3}");
+    }
+}

@@ -62,6 +62,27 @@ pub fn parallel_units(config: &Config) -> u64 {
     (f.channels * f.chips_per_channel * f.dies_per_chip * f.planes_per_die) as u64
 }
 
+/// Write amplification of FIFO garbage collection under uniformly random page writes, in steady
+/// state (Desnoyers, "Analytic modeling of SSD write performance", SYSTOR 2012): a victim keeps
+/// the fraction `u` of its pages that were not rewritten while the whole physical space in
+/// rotation (`physical_over_logical` times the data) was written once more, so
+/// `u = exp(-(1 - u) * physical_over_logical)` and WA = 1 / (1 - u). Steady-state
+/// preconditioning is checked against it.
+pub fn fifo_uniform_write_amplification(physical_over_logical: f64) -> f64 {
+    assert!(physical_over_logical > 1.0, "the data must leave spare space");
+    // The non-trivial root lies below 1; f(u) = u - exp(-(1 - u) r) is negative left of it.
+    let (mut lo, mut hi) = (0.0f64, 1.0 - 1e-12);
+    for _ in 0..200 {
+        let u = 0.5 * (lo + hi);
+        if u - (-(1.0 - u) * physical_over_logical).exp() > 0.0 {
+            hi = u;
+        } else {
+            lo = u;
+        }
+    }
+    1.0 / (1.0 - 0.5 * (lo + hi))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
