@@ -143,6 +143,7 @@ _KEY_ORDER = {
         "technology",
     ),
     "timing": ("read", "program", "erase"),
+    "precondition": ("mode", "occupancy", "layout", "drive_writes", "warm_caches"),
     "flows": (
         "name",
         "kind",
