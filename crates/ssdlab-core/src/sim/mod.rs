@@ -427,11 +427,18 @@ impl Simulation {
                 "end of life: {retired} blocks were retired after {} P/E cycles (ftl.pe_cycle_limit)",
                 self.config.ftl.pe_cycle_limit
             )
+        } else if stuck.is_empty() && self.ftl.gc.iter().any(|gc| gc.active) {
+            // Not out of space: GC is working, but gives back so little per victim (FIFO or
+            // random victims with little spare space) that no write got through in time.
+            format!(
+                "no request completed for run.stall_timeout ({:.3} s) while GC kept moving pages that free little space (victims with few invalid pages, e.g. FIFO or random GC with little spare space); raise run.stall_timeout to let it finish, or ftl.over_provisioning",
+                crate::time::ps_to_seconds(self.stall_timeout_ps)
+            )
         } else {
             "out of space: the flows allowed on these planes (flows[i].channels/chips/dies/planes) wrote more distinct data than they hold".to_string()
         };
         format!(
-            "{cause}; at {:.6} s {} requests can never complete because {} plane(s) (first: {}) have no erased block left for their writes [in flight: {} transactions, {} queued at idle dies, {} writes waiting for cache space (cache lines free/flushing/used/capacity {:?}), {} pending translation reads]",
+            "{cause}; at {:.6} s {} requests were waiting and {} plane(s) (first: {}) had no erased block left for their writes [in flight: {} transactions, {} queued at dies, {} writes waiting for cache space (cache lines free/flushing/used/capacity {:?}), {} pending translation reads]",
             crate::time::ps_to_seconds(self.now()),
             self.requests.live(),
             stuck.len(),

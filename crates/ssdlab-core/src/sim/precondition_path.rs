@@ -148,6 +148,12 @@ impl Simulation {
         config.precondition.drive_writes = Some(0.0);
         config.precondition.warm_caches = Some(false);
         config.run.max_simulated_time = None;
+        // Aging from a packed drive can pass through long GC-only stretches (FIFO collecting
+        // nearly full blocks) that are no reason to give up on preconditioning.
+        let hour = crate::config::Duration::lit("3600s");
+        if config.run.stall_timeout.as_ref().is_none_or(|t| t.value < hour.value) {
+            config.run.stall_timeout = Some(hour);
+        }
         config.run.request_records = Default::default();
         for (i, fc) in config.flows.iter_mut().enumerate() {
             fc.duration = None;
