@@ -78,6 +78,10 @@ pub struct Tsu {
     /// Per die: bit i set when queue i holds a transaction (the scheduler looks at these bits,
     /// not at 28 queue headers, to find work).
     nonempty: Vec<u32>,
+    /// Per die and queue: transactions waiting for each plane of the die. Planes with none can
+    /// be skipped when looking for multi-plane partners (a GC victim's moves fill a queue with
+    /// one plane's transactions, and scanning them for a partner would find nothing).
+    per_plane: Vec<[[u32; MAX_PLANES_PER_DIE as usize]; CLASSES * PRIORITIES]>,
     policy: Scheduling,
     planes_per_die: u32,
     pages_per_block: u32,
@@ -91,6 +95,7 @@ impl Tsu {
         Self {
             queues: (0..geometry.dies).map(|_| std::array::from_fn(|_| VecDeque::new())).collect(),
             nonempty: vec![0; geometry.dies as usize],
+            per_plane: vec![[[0; MAX_PLANES_PER_DIE as usize]; CLASSES * PRIORITIES]; geometry.dies as usize],
             policy: Scheduling::OutOfOrder,
             planes_per_die: geometry.planes_per_die,
             pages_per_block: geometry.pages_per_block,
@@ -121,6 +126,7 @@ impl Tsu {
         let entry = Entry::new(id, offset, txn.plane - die * self.planes_per_die);
         self.queues[die as usize][index].push_back(entry);
         self.nonempty[die as usize] |= 1 << index;
+        self.per_plane[die as usize][index][entry.plane() as usize] += 1;
         self.next_seq += 1;
         self.next_seq
     }
@@ -203,11 +209,19 @@ impl Tsu {
             0
         };
         let head = if pick == 0 { queue.pop_front() } else { queue.remove(pick) }.expect("non-empty queue");
+        let waiting_per_plane = &mut self.per_plane[die as usize][index];
+        waiting_per_plane[head.plane() as usize] -= 1;
         let mut batch = Batch { class, txns: [0; MAX_PLANES_PER_DIE as usize], count: 1 };
         batch.txns[0] = head.id();
         if planes_per_die > 1 && class != Class::Erase {
             let all_planes = (1u32 << planes_per_die) - 1;
+            // Planes with nothing in this queue count as seen: no partner can come from them.
             let mut planes_taken = 1u32 << head.plane();
+            for (p, &n) in waiting_per_plane.iter().take(planes_per_die as usize).enumerate() {
+                if n == 0 {
+                    planes_taken |= 1 << p;
+                }
+            }
             let mut i = 0;
             // Once every plane has been seen, no later transaction may join (see below).
             while i < queue.len().min(MULTIPLANE_LOOKAHEAD) && planes_taken != all_planes {
@@ -218,6 +232,7 @@ impl Tsu {
                 planes_taken |= bit;
                 if plane_free && entry.offset() == head.offset() {
                     batch.txns[batch.count as usize] = queue.remove(i).expect("index in range").id();
+                    waiting_per_plane[entry.plane() as usize] -= 1;
                     batch.count += 1;
                 } else {
                     i += 1;

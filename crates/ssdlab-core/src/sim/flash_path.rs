@@ -62,14 +62,18 @@ impl Simulation {
     }
 
     /// Puts a transaction in the slab, with an empty latency breakdown beside it (kept in its own
-    /// array: the breakdown is large and only a few steps touch it).
+    /// array: the breakdown is large and only a few steps touch it). GC and translation-page
+    /// work serves no request and is never charged, so its breakdown is not cleared either.
     #[inline]
     pub(super) fn insert_txn(&mut self, txn: Transaction) -> u32 {
+        let serves_request = txn.request != NO_REQUEST || charged(txn.kind.class());
         let id = self.txns.insert(txn);
         if id as usize >= self.spent.len() {
             self.spent.resize(id as usize + 1, Breakdown::default());
         }
-        self.spent[id as usize] = Breakdown::default();
+        if serves_request {
+            self.spent[id as usize] = Breakdown::default();
+        }
         id
     }
 
@@ -183,9 +187,11 @@ impl Simulation {
             self.flow_last_served[flow] = self.picks;
         }
         let now = self.now();
-        for &id in batch.ids() {
-            let queued_at = self.txns.get(id).queued_at;
-            self.spent[id as usize].add(Step::ChipQueueWait, now - queued_at);
+        if charged(batch.class) {
+            for &id in batch.ids() {
+                let queued_at = self.txns.get(id).queued_at;
+                self.spent[id as usize].add(Step::ChipQueueWait, now - queued_at);
+            }
         }
         let d = &mut self.dies[die as usize];
         d.busy = true;
@@ -242,7 +248,11 @@ impl Simulation {
     /// operation's steps in one pass over the batch).
     #[inline]
     fn charge_batch(&mut self, die: u32, charges: &[(Step, u64)]) {
-        for &id in self.dies[die as usize].batch.ids() {
+        let batch = &self.dies[die as usize].batch;
+        if !charged(batch.class) {
+            return;
+        }
+        for &id in batch.ids() {
             let spent = &mut self.spent[id as usize];
             for &(step, ps) in charges {
                 spent.add(step, ps);
@@ -434,6 +444,13 @@ impl Simulation {
             self.place_write(id);
         }
     }
+}
+
+/// Whether a class's transactions can serve a host request, and so keep a latency breakdown (a
+/// read-modify-write's read is a user read).
+#[inline]
+pub(super) fn charged(class: Class) -> bool {
+    matches!(class, Class::UserRead | Class::UserWrite)
 }
 
 /// Bit mask of `count` sectors starting at sector `first` of a page.
