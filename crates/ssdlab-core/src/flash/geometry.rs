@@ -50,6 +50,8 @@ pub struct Geometry {
     /// log2(pages_per_block) when it is a power of two (as on every real part): page and block
     /// of a PPA by shift and mask instead of division on the hot path.
     page_shift: Option<u32>,
+    /// log2(blocks_per_plane) when it is a power of two: the plane of a block by shift.
+    block_shift: Option<u32>,
 }
 
 impl Geometry {
@@ -85,6 +87,7 @@ impl Geometry {
             allocation: parse_allocation(&config.ftl.allocation).expect("validated allocation order"),
             plane_by_residue: Vec::new(),
             page_shift: f.pages_per_block.is_power_of_two().then(|| f.pages_per_block.trailing_zeros()),
+            block_shift: f.blocks_per_plane.is_power_of_two().then(|| f.blocks_per_plane.trailing_zeros()),
         }
         .with_plane_table()
     }
@@ -153,7 +156,10 @@ impl Geometry {
     }
     #[inline]
     pub fn plane_of_block(&self, block: u32) -> u32 {
-        block / self.blocks_per_plane
+        match self.block_shift {
+            Some(shift) => block >> shift,
+            None => block / self.blocks_per_plane,
+        }
     }
     #[inline]
     pub fn block_of_ppa(&self, ppa: u32) -> u32 {

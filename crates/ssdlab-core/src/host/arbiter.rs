@@ -40,9 +40,17 @@ impl Arbiter {
     pub fn pick(&mut self, eligible: impl Fn(usize) -> bool) -> Option<usize> {
         match self.mode {
             Arbitration::RoundRobin => {
-                let f = (0..self.flows).map(|k| (self.next_flow + k) % self.flows).find(|&f| eligible(f))?;
-                self.next_flow = (f + 1) % self.flows;
-                Some(f)
+                // Called for every fetch: wrap by comparison, not division.
+                let wrap = |f: usize| if f + 1 == self.flows { 0 } else { f + 1 };
+                let mut f = self.next_flow;
+                for _ in 0..self.flows {
+                    if eligible(f) {
+                        self.next_flow = wrap(f);
+                        return Some(f);
+                    }
+                    f = wrap(f);
+                }
+                None
             }
             Arbitration::WeightedRoundRobin => {
                 if let Some(f) = self.pick_in_class(0, &eligible) {
