@@ -443,6 +443,9 @@ pub struct FlashConfig {
     /// Which cell operations a read may suspend (MQSim's CMD_Suspension_Support).
     pub suspension: Suspension,
     /// Cell operation and suspension timings.
+    /// Which page of a block has which page type (and so which `timing` latency): `round-robin`
+    /// (default) or `address` (SimpleSSD's layout with 8 meta pages). No effect on SLC.
+    pub page_type_layout: PageTypeLayout,
     pub timing: TimingConfig,
 }
 
@@ -480,6 +483,7 @@ impl Default for FlashConfig {
             suspension: Suspension::Erase,
             timing: TimingConfig::default(),
         }
+            page_type_layout: PageTypeLayout::RoundRobin,
     }
 }
 
@@ -507,6 +511,22 @@ impl CellTechnology {
 /// Cell operation latencies.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
+/// How page types are laid out in a block. Page types are numbered 0 = LSB, 1 = CSB (TLC) or MSB
+/// (MLC), 2 = MSB (TLC); `n_state` below is the bits per cell.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum PageTypeLayout {
+    /// Page `p` of a block has type `p mod n_state` (TLC: LSB, CSB, MSB, LSB, ...).
+    #[default]
+    RoundRobin,
+    /// SimpleSSD's layout (Jung et al., "SimpleSSD", IEEE CAL 2017; `LatencyTLC::GetPageType`):
+    /// the first 8 pages of a block are meta pages, pages 0-4 of type 0 and pages 5-7 of type 1
+    /// (TLC: CSB, MLC: MSB); page `p >= 8` has type `((p - 8) / planes_per_die) mod n_state`, so
+    /// the planes of a die program pages of the same type side by side. Needs more than 8 pages
+    /// per block.
+    Address,
+}
+
 pub struct TimingConfig {
     /// Cell read time (tR): one duration, or one per page type.
     pub read: PageTypeLatency,

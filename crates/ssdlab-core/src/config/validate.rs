@@ -162,6 +162,19 @@ fn validate_flash(flash: &FlashConfig) -> Result<(), ConfigError> {
         ));
     }
     validate_latency("flash.timing.read", &flash.timing.read, flash.technology)?;
+    if flash.page_type_layout == PageTypeLayout::Address
+        && flash.technology.bits_per_cell() > 1
+        && flash.pages_per_block <= crate::flash::timing::ADDRESS_LAYOUT_META_PAGES
+    {
+        return Err(ConfigError::new(
+            "flash.page_type_layout",
+            format!(
+                "`address` treats the first {} pages of a block as meta pages and needs more pages per block (flash.pages_per_block = {}); use `round-robin` or larger blocks",
+                crate::flash::timing::ADDRESS_LAYOUT_META_PAGES,
+                flash.pages_per_block
+            ),
+        ));
+    }
     validate_latency("flash.timing.program", &flash.timing.program, flash.technology)?;
     if flash.timing.erase.value == 0 {
         return Err(ConfigError::new("flash.timing.erase", "must be greater than zero"));

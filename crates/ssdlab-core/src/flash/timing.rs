@@ -5,8 +5,16 @@
 //! then the cell program. An erase is: command/address, then the block erase. Only the sectors a
 //! read asks for cross the bus; a program always moves a whole page.
 
-use crate::config::Config;
+use crate::config::{Config, PageTypeLayout};
 use crate::time::PS_PER_S;
+
+/// Pages at the start of a block that the `address` page-type layout treats as meta pages: the
+/// first `ADDRESS_LAYOUT_LSB_META_PAGES` have page type 0 (LSB), the rest type 1 (CSB in TLC, MSB
+/// in MLC). These are the counts of the SimpleSSD paper (Jung et al., IEEE CAL 2017: n_meta = 8,
+/// 5 LSB then 3 CSB); SimpleSSD's code (`pal/old/LatencyTLC.cc`, `GetPageType`) tests
+/// `AddrPage <= 5` and `<= 7`, i.e. 6 LSB then 2 CSB pages.
+pub const ADDRESS_LAYOUT_META_PAGES: u32 = 8;
+pub const ADDRESS_LAYOUT_LSB_META_PAGES: u32 = 5;
 
 /// ONFI cycles for one plane's command and address: 00h + 5 address cycles + 30h for a read,
 /// 80h + 5 address cycles + 10h for a program, 60h + 3 row address cycles + D0h for an erase.
@@ -26,7 +34,36 @@ pub struct FlashTiming {
     program_ps: [u64; 3],
     pub erase_ps: u64,
     bits_per_cell: u32,
+    /// Page type (0 = LSB, 1 = CSB or MLC's MSB, 2 = TLC's MSB) of each page of a block, by page
+    /// index: one lookup on the hot path instead of arithmetic, whatever the layout.
+    page_types: Box<[u8]>,
     pub page_transfer_ps: u64,
+}
+
+/// Page type of every page of a block under `layout` (see `PageTypeLayout`). `n_state` is the
+/// bits per cell, `n_plane` the planes per die.
+pub fn block_page_types(
+    layout: PageTypeLayout,
+    bits_per_cell: u32,
+    planes_per_die: u32,
+    pages_per_block: u32,
+) -> Vec<u8> {
+    let n_state = bits_per_cell.max(1);
+    let n_plane = planes_per_die.max(1);
+    (0..pages_per_block)
+        .map(|page| {
+            let t = match layout {
+                _ if n_state == 1 => 0,
+                PageTypeLayout::RoundRobin => page % n_state,
+                PageTypeLayout::Address if page < ADDRESS_LAYOUT_LSB_META_PAGES => 0,
+                PageTypeLayout::Address if page < ADDRESS_LAYOUT_META_PAGES => 1,
+                // f(addr) = ((addr - n_meta) / n_plane) mod n_state (SimpleSSD's `>> 1` is its
+                // two planes per die).
+                PageTypeLayout::Address => ((page - ADDRESS_LAYOUT_META_PAGES) / n_plane) % n_state,
+            };
+            t as u8
+        })
+        .collect()
 }
 
 impl FlashTiming {
@@ -46,6 +83,8 @@ impl FlashTiming {
             program_ps: per_type(&f.timing.program),
             erase_ps: f.timing.erase.value,
             bits_per_cell: tech.bits_per_cell(),
+            page_types: block_page_types(f.page_type_layout, tech.bits_per_cell(), f.planes_per_die, f.pages_per_block)
+                .into_boxed_slice(),
             page_transfer_ps: 0,
         };
         timing.page_transfer_ps = timing.data_transfer_ps(f.page_size.value);
@@ -59,16 +98,11 @@ impl FlashTiming {
         (beats as f64 * self.ps_per_transfer).ceil() as u64
     }
 
-    /// Page type by position in the block, round robin over the wordline's pages:
-    /// 0 = LSB, then CSB (TLC) and MSB.
+    /// Page type by position in the block (`flash.page_type_layout`): 0 = LSB, 1 = CSB (TLC) or
+    /// MSB (MLC), 2 = MSB (TLC).
     #[inline]
     pub fn page_type(&self, page_in_block: u32) -> usize {
-        // SLC (one page type) needs no division.
-        if self.bits_per_cell == 1 {
-            0
-        } else {
-            (page_in_block % self.bits_per_cell) as usize
-        }
+        self.page_types[page_in_block as usize] as usize
     }
 
     #[inline]
