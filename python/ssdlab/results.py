@@ -253,6 +253,32 @@ class Precondition(_Document):
     sample_planes: int
 
 
+class ComponentJoules(_Document):
+    """Energy per component, joules."""
+
+    nand: float
+    dram: float
+    cpu: float
+    pcie: float
+
+
+class PowerSeries(_Document):
+    """Average power per time-series window."""
+
+    start_seconds: list[float]
+    watts: list[float]
+
+
+class Energy(_Document):
+    """The energy model's results (``energy``; only with ``power.enabled``)."""
+
+    total_joules: float
+    average_watts: float
+    by_component: ComponentJoules
+    energy_per_request_uj: float
+    power_over_time: PowerSeries
+
+
 with warnings.catch_warnings():
     # `schema` is the document's own field name; it shadows pydantic's deprecated `schema()`.
     warnings.filterwarnings("ignore", message=".*shadows an attribute in parent.*")
@@ -273,6 +299,8 @@ with warnings.catch_warnings():
         config: dict[str, Any]
         precondition: Precondition | None = None
         """The device's starting state (None in results older than preconditioning modes)."""
+        energy: Energy | None = None
+        """Only with ``power.enabled``: energy per component and power over time."""
         fairness: Fairness | None = None
         """Only for runs with ``alone=True`` (``ssdlab run --alone``)."""
         series: TimeSeries | None = Field(default=None, alias="time_series")

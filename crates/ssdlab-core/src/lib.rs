@@ -13,6 +13,7 @@ pub mod engine;
 pub mod flash;
 pub mod ftl;
 pub mod host;
+pub mod power;
 pub mod precondition;
 pub mod sim;
 pub mod stats;

@@ -54,6 +54,9 @@ pub struct Config {
     pub precondition: PreconditionConfig,
     #[serde(default)]
     pub run: RunConfig,
+    /// Energy and power model (off by default).
+    #[serde(default)]
+    pub power: crate::power::PowerConfig,
     #[serde(default)]
     pub flows: Vec<FlowConfig>,
 }
@@ -440,12 +443,12 @@ pub struct FlashConfig {
     pub channel_rate: TransferRate,
     /// Bits per cell: sets the page types (LSB, CSB, MSB) that page-type latencies refer to.
     pub technology: CellTechnology,
-    /// Which cell operations a read may suspend (MQSim's CMD_Suspension_Support).
-    pub suspension: Suspension,
-    /// Cell operation and suspension timings.
     /// Which page of a block has which page type (and so which `timing` latency): `round-robin`
     /// (default) or `address` (SimpleSSD's layout with 8 meta pages). No effect on SLC.
     pub page_type_layout: PageTypeLayout,
+    /// Which cell operations a read may suspend (MQSim's CMD_Suspension_Support).
+    pub suspension: Suspension,
+    /// Cell operation and suspension timings.
     pub timing: TimingConfig,
 }
 
@@ -480,10 +483,10 @@ impl Default for FlashConfig {
             channel_width_bytes: 1,
             channel_rate: TransferRate::lit("333MT/s"),
             technology: CellTechnology::Mlc,
+            page_type_layout: PageTypeLayout::RoundRobin,
             suspension: Suspension::Erase,
             timing: TimingConfig::default(),
         }
-            page_type_layout: PageTypeLayout::RoundRobin,
     }
 }
 
@@ -508,9 +511,6 @@ impl CellTechnology {
     }
 }
 
-/// Cell operation latencies.
-#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
-#[serde(default, deny_unknown_fields)]
 /// How page types are laid out in a block. Page types are numbered 0 = LSB, 1 = CSB (TLC) or MSB
 /// (MLC), 2 = MSB (TLC); `n_state` below is the bits per cell.
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
@@ -527,6 +527,9 @@ pub enum PageTypeLayout {
     Address,
 }
 
+/// Cell operation latencies.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
 pub struct TimingConfig {
     /// Cell read time (tR): one duration, or one per page type.
     pub read: PageTypeLatency,

@@ -72,6 +72,7 @@ pub fn validate(config: &Config) -> Result<(), ConfigError> {
     validate_ftl(config)?;
     validate_cache(config)?;
     validate_precondition(&config.precondition)?;
+    config.power.validate()?;
     if config.run.stall_timeout.as_ref().is_some_and(|t| t.value == 0) {
         return Err(ConfigError::new("run.stall_timeout", "must be greater than zero"));
     }
@@ -161,7 +162,6 @@ fn validate_flash(flash: &FlashConfig) -> Result<(), ConfigError> {
             format!("{pages} physical pages exceed the 32-bit page addresses of the model (at most {}); use larger pages or fewer blocks", u32::MAX - 1),
         ));
     }
-    validate_latency("flash.timing.read", &flash.timing.read, flash.technology)?;
     if flash.page_type_layout == PageTypeLayout::Address
         && flash.technology.bits_per_cell() > 1
         && flash.pages_per_block <= crate::flash::timing::ADDRESS_LAYOUT_META_PAGES
@@ -175,6 +175,7 @@ fn validate_flash(flash: &FlashConfig) -> Result<(), ConfigError> {
             ),
         ));
     }
+    validate_latency("flash.timing.read", &flash.timing.read, flash.technology)?;
     validate_latency("flash.timing.program", &flash.timing.program, flash.technology)?;
     if flash.timing.erase.value == 0 {
         return Err(ConfigError::new("flash.timing.erase", "must be greater than zero"));

@@ -212,6 +212,7 @@ impl Simulation {
             // The controller dispatches one transaction at a time, for all dies.
             let start = self.now().max(self.dispatch_free_at);
             self.dispatch_free_at = start + per_txn * batch.count as u64;
+            self.counters.dispatch_ps += per_txn * batch.count as u64;
             self.queue.schedule(self.dispatch_free_at, Event::DispatchDone { die });
         }
     }
@@ -272,6 +273,7 @@ impl Simulation {
             c if c.is_read() => {
                 let cell = batch.ids().iter().map(|&id| self.timing.read_ps(page_of(id))).max().unwrap_or(0);
                 self.counters.reads += n;
+                self.counters.read_cell_ps += cell * n;
                 let command = self.timing.read_command_ps * n;
                 let sent = self.use_channel(die, command) + command;
                 self.charge_batch(die, &[firmware, (Step::CommandAddress, sent - now), (Step::CellOperation, cell)]);
@@ -280,6 +282,7 @@ impl Simulation {
             c if c.is_write() => {
                 let cell = batch.ids().iter().map(|&id| self.timing.program_ps(page_of(id))).max().unwrap_or(0);
                 self.counters.programs += n;
+                self.counters.program_cell_ps += cell * n;
                 // A copyback program takes its data from the page register: nothing crosses the bus.
                 let per_page =
                     if self.copyback && batch.class == Class::GcWrite { 0 } else { self.timing.page_transfer_ps };
@@ -298,6 +301,7 @@ impl Simulation {
             }
             _ => {
                 self.counters.erases += n;
+                self.counters.erase_cell_ps += self.timing.erase_ps * n;
                 let command = self.timing.erase_command_ps * n;
                 let sent = self.use_channel(die, command) + command;
                 self.charge_batch(die, &[firmware]);

@@ -146,6 +146,12 @@ struct FlashCounters {
     erases: u64,
     multiplane: u64,
     suspensions: u64,
+    /// Die-picoseconds of cell reads, programs and erases (per plane of a multi-plane command),
+    /// and controller picoseconds spent dispatching: what the energy model charges.
+    read_cell_ps: u64,
+    program_cell_ps: u64,
+    erase_cell_ps: u64,
+    dispatch_ps: u64,
 }
 
 pub struct Simulation {

@@ -11,6 +11,73 @@ use std::path::Path;
 
 impl Simulation {
     pub fn results(&self) -> Results {
+        let mut results = self.results_without_energy();
+        if self.config.power.enabled {
+            results.energy = Some(self.energy(&results));
+        }
+        results
+    }
+
+    /// The energy model applied to what the run did (see `power`).
+    fn energy(&self, r: &Results) -> crate::power::EnergySummary {
+        let p = &self.config.power;
+        let g = &self.ftl.geometry;
+        let seconds = ps_to_seconds(self.now());
+        let c = &self.counters;
+        let requests = r.device.reads.count + r.device.writes.count;
+        let host_bytes = r.device.reads.bytes + r.device.writes.bytes;
+        let activity = crate::power::Activity {
+            seconds,
+            read_cell_seconds: ps_to_seconds(c.read_cell_ps),
+            program_cell_seconds: ps_to_seconds(c.program_cell_ps),
+            erase_cell_seconds: ps_to_seconds(c.erase_cell_ps),
+            channel_busy_seconds: ps_to_seconds(self.channel_busy_ps.iter().sum()),
+            dies: g.dies,
+            dram_busy_seconds: ps_to_seconds(self.cache.dram_busy_ps()),
+            cpu_busy_seconds: ps_to_seconds(c.dispatch_ps),
+            pcie_bytes: host_bytes + requests * (crate::host::SQ_ENTRY_BYTES + crate::host::CQ_ENTRY_BYTES),
+            requests,
+        };
+        let by_component = p.energy(&activity);
+        let total_joules = by_component.nand + by_component.dram + by_component.cpu + by_component.pcie;
+        let mut summary = crate::power::EnergySummary {
+            total_joules,
+            average_watts: if seconds > 0.0 { total_joules / seconds } else { 0.0 },
+            energy_per_request_uj: if requests == 0 { 0.0 } else { total_joules / requests as f64 * 1e6 },
+            by_component,
+            power_over_time: Default::default(),
+        };
+        if let Some(ts) = &r.time_series {
+            let per_op = |joules: f64, count: u64| if count == 0 { 0.0 } else { joules / count as f64 };
+            let nand_ma = |ma: f64, s: f64| p.nand_vcc_volts * ma * s / 1e3;
+            let io_joules = p.nand_io_volts * p.nand_io_ma / 1e3 * activity.channel_busy_seconds;
+            let per = crate::power::PerOperation {
+                read_joules: per_op(nand_ma(p.nand_read_ma, activity.read_cell_seconds), c.reads),
+                program_joules: per_op(nand_ma(p.nand_program_ma, activity.program_cell_seconds), c.programs),
+                erase_joules: per_op(nand_ma(p.nand_erase_ma, activity.erase_cell_seconds), c.erases),
+                host_byte_joules: 8.0 * p.pcie_pj_per_bit * 1e-12 + per_op(io_joules, host_bytes),
+                static_watts: p.static_watts(g.dies),
+            };
+            let page = g.page_size_bytes as f64;
+            let reads = &ts.device.reads;
+            let windows = crate::power::WindowActivity {
+                start_seconds: &ts.start_seconds,
+                duration_seconds: &ts.duration_seconds,
+                pages_read: (0..ts.start_seconds.len())
+                    .map(|i| (reads.count[i] as f64).max(reads.bytes[i] as f64 / page) + ts.gc.pages_moved[i] as f64)
+                    .collect(),
+                pages_programmed: &ts.gc.flash_pages_programmed,
+                blocks_erased: &ts.gc.blocks_erased,
+                host_bytes: (0..ts.start_seconds.len())
+                    .map(|i| (reads.bytes[i] + ts.device.writes.bytes[i]) as f64)
+                    .collect(),
+            };
+            summary.power_over_time = per.series(&windows);
+        }
+        summary
+    }
+
+    fn results_without_energy(&self) -> Results {
         let names: Vec<String> = self.flows.iter().map(|f| f.name.clone()).collect();
         let warnings = self.result_warnings();
         let mut device = FlowStats::default();
@@ -102,6 +169,7 @@ impl Simulation {
                 logical_capacity_bytes: g.logical_pages * g.page_size_bytes,
                 physical_capacity_bytes: g.physical_pages * g.page_size_bytes,
             },
+            energy: None,
             time_series: Some(self.series.output(self.now(), &self.ftl.stats, &names)),
             request_records: self.records.as_ref().map(|r| r.summary()),
             flows,

@@ -162,6 +162,9 @@ pub struct Results {
     /// The state the device started from, and the time spent reaching it.
     #[serde(default)]
     pub precondition: crate::precondition::PreconditionSummary,
+    /// Energy per component and power over time (only with `power.enabled`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub energy: Option<crate::power::EnergySummary>,
     /// Completions, latency and GC activity per window of simulated time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_series: Option<TimeSeriesResults>,
