@@ -512,18 +512,19 @@ impl CellTechnology {
 }
 
 /// How page types are laid out in a block. Page types are numbered 0 = LSB, 1 = CSB (TLC) or MSB
-/// (MLC), 2 = MSB (TLC); `n_state` below is the bits per cell.
+/// (MLC), 2 = MSB (TLC); `bits` is the technology's bits per cell.
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum PageTypeLayout {
-    /// Page `p` of a block has type `p mod n_state` (TLC: LSB, CSB, MSB, LSB, ...).
+    /// Page `p` of a block has type `p mod bits` (TLC: LSB, CSB, MSB, LSB, ...; MLC: LSB, MSB, ...).
     #[default]
     RoundRobin,
-    /// SimpleSSD's layout (Jung et al., "SimpleSSD", IEEE CAL 2017; `LatencyTLC::GetPageType`):
-    /// the first 8 pages of a block are meta pages, pages 0-4 of type 0 and pages 5-7 of type 1
-    /// (TLC: CSB, MLC: MSB); page `p >= 8` has type `((p - 8) / planes_per_die) mod n_state`, so
-    /// the planes of a die program pages of the same type side by side. Needs more than 8 pages
-    /// per block.
+    /// SimpleSSD's layout by address (Jung et al., "SimpleSSD", IEEE CAL 2017): pages 0-4 of a
+    /// block are LSB and pages 5-7 CSB ("meta pages"; MLC, which has no CSB: MSB); page `p >= 8`
+    /// has type `((p - 8) / planes_per_die) mod bits`, so the planes of a die program pages of the
+    /// same type side by side. SimpleSSD's code applies this to TLC only (its MLC is round robin)
+    /// and makes pages 0-5 LSB and 6-7 CSB; ssdlab uses 5 + 3, the formula as stated for the paper
+    /// (n_meta = 8). Needs more than 8 pages per block.
     Address,
 }
 
