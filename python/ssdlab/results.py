@@ -333,7 +333,8 @@ with warnings.catch_warnings():
         def to_dict(self) -> dict[str, Any]:
             """The document as plain JSON data, unknown fields included, for json or pandas."""
             document = self.model_dump(by_alias=True)
-            for optional in ("fairness", "time_series", "request_records", "energy", "precondition"):
+            optionals = ("fairness", "time_series", "request_records", "energy", "precondition")
+            for optional in optionals:
                 if document.get(optional) is None:
                     document.pop(optional, None)
             for group in [document["device"], *document["flows"]]:
