@@ -24,7 +24,7 @@ import math
 import os
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -255,6 +255,28 @@ def _simulate(key: str) -> tuple[dict[str, FlowRun], float, int]:
     results = ssdlab.simulate(json.loads(key))
     _check(results)
     return _flow_runs(results), results.wall_seconds, results.events
+
+
+def run_named(
+    run_one: Callable[[str], dict[str, Any]],
+    configs: dict[str, dict[str, Any]],
+    describe: Callable[[dict[str, Any]], str],
+) -> dict[str, dict[str, Any]]:
+    """Runs `run_one` on every named config (as sorted JSON text), jobs() at a time in separate
+    processes, printing `describe(result)` (or the error it returned) as each one finishes."""
+    out: dict[str, dict[str, Any]] = {}
+    start = time.perf_counter()
+    with ProcessPoolExecutor(max_workers=jobs()) as pool:
+        futures = {
+            pool.submit(run_one, json.dumps(c, sort_keys=True)): name for name, c in configs.items()
+        }
+        for future in as_completed(futures):
+            name = futures[future]
+            out[name] = result = future.result()
+            text = f"FAILED {result['error'][:160]}" if "error" in result else describe(result)
+            print(f"  [{len(out)}/{len(configs)}] {name}: {text}", file=sys.stderr, flush=True)
+    print(f"  {len(configs)} runs in {time.perf_counter() - start:.1f} s", file=sys.stderr)
+    return out
 
 
 def run_all(configs: Sequence[dict[str, Any]], label: str = "") -> list[dict[str, FlowRun]]:

@@ -37,7 +37,6 @@ import itertools
 import json
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any
 
 import common
@@ -157,23 +156,11 @@ def _run(key: str) -> dict[str, Any]:
 
 def run_all(configs: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Runs every named config, common.jobs() at a time in separate processes."""
-    out: dict[str, dict[str, Any]] = {}
-    start = time.perf_counter()
-    with ProcessPoolExecutor(max_workers=common.jobs()) as pool:
-        futures = {
-            pool.submit(_run, json.dumps(c, sort_keys=True)): name for name, c in configs.items()
-        }
-        for future in as_completed(futures):
-            name = futures[future]
-            out[name] = r = future.result()
-            print(
-                f"  [{len(out)}/{len(configs)}] {name}: {r['wall_seconds']:.1f} s wall, "
-                f"{r['simulated_seconds']:,.0f} s simulated",
-                file=sys.stderr,
-                flush=True,
-            )
-    print(f"  {len(configs)} runs in {time.perf_counter() - start:.1f} s", file=sys.stderr)
-    return out
+    return common.run_named(
+        _run,
+        configs,
+        lambda r: f"{r['wall_seconds']:.1f} s wall, {r['simulated_seconds']:,.0f} s simulated",
+    )
 
 
 def written_capacity(run: dict[str, Any], pages: int) -> list[float]:

@@ -27,7 +27,6 @@ import copy
 import json
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any
 
 import common
@@ -147,30 +146,14 @@ def _run(key: str) -> dict[str, Any]:
 
 def run_all(configs: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Runs every named config, common.jobs() at a time in separate processes."""
-    out: dict[str, dict[str, Any]] = {}
-    start = time.perf_counter()
-    with ProcessPoolExecutor(max_workers=common.jobs()) as pool:
-        futures = {
-            pool.submit(_run, json.dumps(c, sort_keys=True)): name for name, c in configs.items()
-        }
-        for future in as_completed(futures):
-            name = futures[future]
-            out[name] = r = future.result()
-            if "error" in r:
-                print(
-                    f"  [{len(out)}/{len(configs)}] {name}: FAILED {r['error'][:160]}",
-                    file=sys.stderr,
-                )
-                continue
-            print(
-                f"  [{len(out)}/{len(configs)}] {name}: precondition "
-                f"{r['precondition']['wall_seconds']:.2f} s, run {r['wall_seconds']:.1f} s wall, "
-                f"{r['events']:,} events",
-                file=sys.stderr,
-                flush=True,
-            )
-    print(f"  {len(configs)} runs in {time.perf_counter() - start:.1f} s", file=sys.stderr)
-    return out
+    return common.run_named(
+        _run,
+        configs,
+        lambda r: (
+            f"precondition {r['precondition']['wall_seconds']:.2f} s, "
+            f"run {r['wall_seconds']:.1f} s wall, {r['events']:,} events"
+        ),
+    )
 
 
 def pct(a: float, b: float) -> float:
