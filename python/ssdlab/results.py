@@ -279,6 +279,26 @@ class Energy(_Document):
     power_over_time: PowerSeries
 
 
+class Firmware(_Document):
+    """The firmware model's results (``firmware``; only with ``firmware.enabled``)."""
+
+    cores: int
+    clock_hz: float
+    core_utilisation: list[float]
+    """Busy fraction of each core over the run."""
+    core_busy_seconds: list[float]
+    instructions_by_class: dict[str, int]
+    """Instructions executed by class: branch, load_store, arithmetic, other."""
+    instructions_by_step: dict[str, int]
+    """Instructions executed by firmware step: hil, cache, ftl, fil, gc."""
+    executions_by_step: dict[str, int]
+    step_us: dict[str, float]
+    """Time one execution of each step takes on an idle core, microseconds."""
+    instructions_per_second: float
+    latency_share: float
+    """Fraction of the summed response time spent in firmware steps."""
+
+
 with warnings.catch_warnings():
     # `schema` is the document's own field name; it shadows pydantic's deprecated `schema()`.
     warnings.filterwarnings("ignore", message=".*shadows an attribute in parent.*")
@@ -301,6 +321,8 @@ with warnings.catch_warnings():
         """The device's starting state (None in results older than preconditioning modes)."""
         energy: Energy | None = None
         """Only with ``power.enabled``: energy per component and power over time."""
+        firmware: Firmware | None = None
+        """Only with ``firmware.enabled``: core utilisation and instructions executed."""
         fairness: Fairness | None = None
         """Only for runs with ``alone=True`` (``ssdlab run --alone``)."""
         series: TimeSeries | None = Field(default=None, alias="time_series")
@@ -333,7 +355,14 @@ with warnings.catch_warnings():
         def to_dict(self) -> dict[str, Any]:
             """The document as plain JSON data, unknown fields included, for json or pandas."""
             document = self.model_dump(by_alias=True)
-            optionals = ("fairness", "time_series", "request_records", "energy", "precondition")
+            optionals = (
+                "fairness",
+                "time_series",
+                "request_records",
+                "energy",
+                "firmware",
+                "precondition",
+            )
             for optional in optionals:
                 if document.get(optional) is None:
                     document.pop(optional, None)

@@ -10,6 +10,7 @@ pub mod analytic;
 pub mod cache;
 pub mod config;
 pub mod engine;
+pub mod firmware;
 pub mod flash;
 pub mod ftl;
 pub mod host;

@@ -51,6 +51,10 @@ pub struct PowerConfig {
     pub cpu_active_watts: f64,
     /// Power of one idle core (clocked, waiting), watts. Default 0.1.
     pub cpu_idle_watts: f64,
+    /// Dynamic energy of one instruction, nanojoules, charged when the firmware model is on
+    /// (`[firmware] enabled`; its `cores` then replace `cpu_cores`). Default 0.75: a Cortex-R
+    /// class core draws about 0.5 mW/MHz above idle and runs about 1.5 cycles per instruction.
+    pub cpu_nj_per_instruction: f64,
     /// Link energy per bit moved over PCIe, picojoules. Default 5 (PCIe Gen3 SerDes).
     pub pcie_pj_per_bit: f64,
     /// Power of the link while up but idle (all lanes), watts. Default 0.2.
@@ -76,6 +80,7 @@ impl Default for PowerConfig {
             cpu_cores: 3,
             cpu_active_watts: 0.4,
             cpu_idle_watts: 0.1,
+            cpu_nj_per_instruction: 0.75,
             pcie_pj_per_bit: 5.0,
             pcie_idle_watts: 0.2,
         }
@@ -98,6 +103,7 @@ impl PowerConfig {
             ("dram_refresh_ma", self.dram_refresh_ma),
             ("cpu_active_watts", self.cpu_active_watts),
             ("cpu_idle_watts", self.cpu_idle_watts),
+            ("cpu_nj_per_instruction", self.cpu_nj_per_instruction),
             ("pcie_pj_per_bit", self.pcie_pj_per_bit),
             ("pcie_idle_watts", self.pcie_idle_watts),
         ];
@@ -133,6 +139,9 @@ pub struct Activity {
     pub dram_busy_seconds: f64,
     /// Core-seconds the controller spent dispatching firmware work.
     pub cpu_busy_seconds: f64,
+    /// With the firmware model on: its cores and the instructions they executed (CPU energy is
+    /// then idle power plus energy per instruction).
+    pub firmware: Option<(u32, u64)>,
     pub pcie_bytes: u64,
     pub requests: u64,
 }
@@ -182,18 +191,26 @@ impl PowerConfig {
                 + self.dram_standby_ma * idle
                 + self.dram_refresh_ma * a.seconds)
             / 1e3;
-        let cpu = self.cpu_cores as f64 * self.cpu_idle_watts * a.seconds
-            + (self.cpu_active_watts - self.cpu_idle_watts) * a.cpu_busy_seconds;
+        let cpu = match a.firmware {
+            Some((cores, instructions)) => {
+                cores as f64 * self.cpu_idle_watts * a.seconds
+                    + instructions as f64 * self.cpu_nj_per_instruction * 1e-9
+            }
+            None => {
+                self.cpu_cores as f64 * self.cpu_idle_watts * a.seconds
+                    + (self.cpu_active_watts - self.cpu_idle_watts) * a.cpu_busy_seconds
+            }
+        };
         let pcie = a.pcie_bytes as f64 * 8.0 * self.pcie_pj_per_bit * 1e-12 + self.pcie_idle_watts * a.seconds;
         ComponentJoules { nand: nand_dynamic + nand_io + nand_standby, dram, cpu, pcie }
     }
 
     /// Power the device draws doing nothing (standby NAND, idle DRAM with refresh, idle cores,
-    /// idle link), watts.
-    pub fn static_watts(&self, dies: u32) -> f64 {
+    /// idle link), watts. `cpu_cores` is `firmware.cores` when the firmware model is on.
+    pub fn static_watts(&self, dies: u32, cpu_cores: u32) -> f64 {
         self.nand_vcc_volts * self.nand_standby_ua / 1e6 * dies as f64
             + self.dram_volts * self.dram_devices as f64 * (self.dram_standby_ma + self.dram_refresh_ma) / 1e3
-            + self.cpu_cores as f64 * self.cpu_idle_watts
+            + cpu_cores as f64 * self.cpu_idle_watts
             + self.pcie_idle_watts
     }
 }

@@ -115,6 +115,20 @@ pub fn parse_transfer_rate(text: &str) -> Result<f64, String> {
     positive(value * scale, text, "a transfer rate")
 }
 
+/// Parses a clock frequency (`"500MHz"`, `"1.2GHz"`) into hertz.
+pub fn parse_frequency(text: &str) -> Result<f64, String> {
+    let hint = || format!("expected a frequency like \"500MHz\" (units Hz, kHz, MHz, GHz), got \"{text}\"");
+    let (value, unit) = split_number(text).ok_or_else(hint)?;
+    let scale = match unit {
+        "Hz" => 1.0,
+        "kHz" => 1e3,
+        "MHz" => 1e6,
+        "GHz" => 1e9,
+        _ => return Err(hint()),
+    };
+    positive(value * scale, text, "a frequency")
+}
+
 /// Parses a bandwidth (`"1GB/s"`, `"500MiB/s"`) into bytes per second.
 pub fn parse_bandwidth(text: &str) -> Result<f64, String> {
     let hint =

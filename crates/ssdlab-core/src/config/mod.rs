@@ -5,6 +5,7 @@
 //! field path (`flash.timing.read`), and [`validate`] then checks every value against the model's
 //! limits before anything is allocated.
 
+pub mod firmware;
 pub mod mqsim;
 mod precondition;
 mod schema;
@@ -13,7 +14,7 @@ mod validate;
 
 pub use precondition::{FillLayout, PreconditionConfig, PreconditionMode, DEFAULT_DRIVE_WRITES};
 pub use schema::json_schema;
-pub use units::{Bandwidth, Duration, Rate, Size, TransferRate};
+pub use units::{Bandwidth, Duration, Frequency, Rate, Size, TransferRate};
 pub use validate::validate;
 
 use schemars::JsonSchema;
@@ -59,6 +60,9 @@ pub struct Config {
     /// Energy and power model (off by default).
     #[serde(default)]
     pub power: crate::power::PowerConfig,
+    /// Firmware on the controller's embedded cores (off by default).
+    #[serde(default)]
+    pub firmware: firmware::FirmwareConfig,
     #[serde(default)]
     pub flows: Vec<FlowConfig>,
 }

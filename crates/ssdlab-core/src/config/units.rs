@@ -97,6 +97,12 @@ unit_type!(
     Rate, f64, time::parse_rate_per_second, "expected a rate string like \"10000/s\"", "rate", "/s, k/s, M/s"
 );
 
+unit_type!(
+    /// A clock frequency, stored in hertz.
+    Frequency, f64, time::parse_frequency, "expected a frequency string like \"500MHz\"", "frequency",
+    "Hz, kHz, MHz, GHz"
+);
+
 impl Duration {
     /// Convenience constructor for defaults written in code.
     pub fn lit(text: &str) -> Self {
@@ -119,5 +125,11 @@ impl TransferRate {
 impl Bandwidth {
     pub fn lit(text: &str) -> Self {
         Self::parse(text).expect("literal bandwidth in code is valid")
+    }
+}
+
+impl Frequency {
+    pub fn lit(text: &str) -> Self {
+        Self::parse(text).expect("literal frequency in code is valid")
     }
 }

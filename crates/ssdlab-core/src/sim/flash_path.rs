@@ -139,6 +139,10 @@ impl Simulation {
     /// Picks a victim on `plane` and starts collecting it.
     fn start_gc(&mut self, plane: u32) {
         if let Some(victim) = self.ftl.begin_gc(plane, self.queue.now()) {
+            if let Some(fw) = &mut self.firmware {
+                // The victim scan occupies the FTL's core; the moves are queued at once.
+                fw.run(crate::config::firmware::FirmwareStep::Gc, self.queue.now(), 1);
+            }
             self.collect(plane, victim);
         }
     }
@@ -200,6 +204,11 @@ impl Simulation {
         d.cell_start = SimTime::MAX;
         if batch.count > 1 {
             self.counters.multiplane += 1;
+        }
+        if let Some(fw) = &mut self.firmware {
+            let done = fw.run(crate::config::firmware::FirmwareStep::Fil, now, batch.count as u64);
+            self.queue.schedule(done, Event::DispatchDone { die });
+            return;
         }
         let per_txn = match batch.class {
             c if c.is_read() => self.dispatch_ps[0],

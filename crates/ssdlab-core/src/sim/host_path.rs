@@ -82,6 +82,7 @@ impl Simulation {
             fetched_at: 0,
             command_at: 0,
             arrived_at: 0,
+            firmware_ps: 0,
             breakdown: Breakdown::default(),
             cache_bytes: 0,
         });
@@ -161,6 +162,7 @@ impl Simulation {
         breakdown.add(Step::SqWait, r.fetched_at - r.arrival);
         breakdown.add(Step::CommandTransfer, r.command_at - r.fetched_at);
         breakdown.add(Step::PcieData, r.arrived_at - r.command_at);
+        breakdown.add(Step::Firmware, r.firmware_ps);
         flow.stats.record(r.is_read, r.arrival, now, r.sectors as u64 * SECTOR_BYTES, &breakdown);
         self.series.record(f, r.is_read, now, now - r.arrival, r.sectors as u64 * SECTOR_BYTES, &self.ftl.stats);
         if let Some(log) = &mut self.records {
@@ -204,10 +206,31 @@ impl Simulation {
         self.requests.get_mut(request).cache_bytes = bytes;
     }
 
-    /// (is a read, when the command was in the device, bytes served by the cache).
+    /// (is a read, when the command was in the device and through the front-end firmware, bytes
+    /// served by the cache).
     pub(super) fn cache_view(&self, request: u32) -> (bool, SimTime, u64) {
         let r = self.requests.get(request);
-        (r.is_read, r.arrived_at, r.cache_bytes)
+        (r.is_read, r.arrived_at + r.firmware_ps, r.cache_bytes)
+    }
+
+    /// The command has arrived: the HIL parses it, the cache layer looks up each page (when the
+    /// flow uses the cache) and the FTL translates each page, one step after another on their
+    /// cores; then the request goes on to the cache and flash.
+    pub(super) fn run_front_end_firmware(&mut self, request: u32) {
+        use crate::config::firmware::FirmwareStep;
+        let now = self.now();
+        let r = *self.requests.get(request);
+        let spp = self.ftl.geometry.sectors_per_page;
+        let pages = (r.start_sector + r.sectors as u64 - 1) / spp - r.start_sector / spp + 1;
+        let uses_cache = self.cache.mode(r.flow as usize) != crate::config::CacheMode::Off;
+        let fw = self.firmware.as_mut().expect("called only with the firmware model on");
+        let mut done = fw.run(FirmwareStep::Hil, now, 1);
+        if uses_cache {
+            done = fw.run(FirmwareStep::Cache, done, pages);
+        }
+        done = fw.run(FirmwareStep::Ftl, done, pages);
+        self.requests.get_mut(request).firmware_ps = done - now;
+        self.queue.schedule(done, Event::FirmwareDone { request });
     }
 
     pub(super) fn set_pending(&mut self, request: u32, pending: u32) {

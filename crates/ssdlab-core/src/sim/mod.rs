@@ -67,6 +67,8 @@ enum Event {
     RequestCompleted { request: u32 },
     /// The request's data-cache access (DRAM) is done.
     CacheAccessDone { request: u32 },
+    /// The front-end firmware (HIL, cache lookup, FTL) has handled the arrived command.
+    FirmwareDone { request: u32 },
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -85,6 +87,8 @@ struct Request {
     fetched_at: SimTime,
     command_at: SimTime,
     arrived_at: SimTime,
+    /// Time the front-end firmware steps took (waiting for their cores included).
+    firmware_ps: u64,
     /// Steps after the host side, from the transaction that finished last.
     breakdown: Breakdown,
     /// Bytes served by (or written into) the data cache.
@@ -197,6 +201,8 @@ pub struct Simulation {
     stall_timeout_ps: u64,
     mapping: mapping_path::MappingState,
     cache: cache_path::CacheState,
+    /// The embedded cores, when `firmware.enabled`.
+    firmware: Option<crate::firmware::Firmware>,
     finished: bool,
     /// Wall time spent simulating, and building the device before that.
     wall: WallDuration,
@@ -273,6 +279,7 @@ impl Simulation {
             stall_timeout_ps: config.run.stall_timeout.as_ref().map_or(10 * crate::time::PS_PER_S, |d| d.value),
             mapping: mapping_path::MappingState::new(&config, g),
             cache: cache_path::CacheState::new(&config),
+            firmware: config.firmware.enabled.then(|| crate::firmware::Firmware::new(&config.firmware)),
             finished: false,
             wall: WallDuration::ZERO,
             setup_wall: WallDuration::ZERO,
@@ -347,7 +354,11 @@ impl Simulation {
     fn handle(&mut self, event: Event) -> Result<(), SimError> {
         match event {
             Event::Arrival { flow } => self.on_arrival(flow as usize)?,
-            Event::CommandArrived { request } => self.on_command_arrived(request),
+            Event::CommandArrived { request } => match self.firmware {
+                Some(_) => self.run_front_end_firmware(request),
+                None => self.on_command_arrived(request),
+            },
+            Event::FirmwareDone { request } => self.on_command_arrived(request),
             Event::DispatchDone { die } => self.begin_flash_operation(die),
             Event::CellReadDone { die } => self.on_cell_read_done(die),
             Event::DieDone { die, gen } => {

@@ -12,6 +12,14 @@ use std::path::Path;
 impl Simulation {
     pub fn results(&self) -> Results {
         let mut results = self.results_without_energy();
+        if let Some(fw) = &self.firmware {
+            let ops = [&results.device.reads, &results.device.writes];
+            let firmware_us: f64 =
+                ops.iter().map(|o| o.count as f64 * o.latency_breakdown_us.get("firmware").unwrap_or(0.0)).sum();
+            let total_us: f64 = ops.iter().map(|o| o.count as f64 * o.latency_breakdown_us.total()).sum();
+            let share = if total_us > 0.0 { firmware_us / total_us } else { 0.0 };
+            results.firmware = Some(fw.summary(self.now(), share));
+        }
         if self.config.power.enabled {
             results.energy = Some(self.energy(&results));
         }
@@ -34,7 +42,8 @@ impl Simulation {
             channel_busy_seconds: ps_to_seconds(self.channel_busy_ps.iter().sum()),
             dies: g.dies,
             dram_busy_seconds: ps_to_seconds(self.cache.dram_busy_ps()),
-            cpu_busy_seconds: ps_to_seconds(c.dispatch_ps),
+            cpu_busy_seconds: ps_to_seconds(self.firmware.as_ref().map_or(c.dispatch_ps, |fw| fw.busy_ps())),
+            firmware: self.firmware.as_ref().map(|fw| (self.config.firmware.cores, fw.instructions())),
             pcie_bytes: host_bytes + requests * (crate::host::SQ_ENTRY_BYTES + crate::host::CQ_ENTRY_BYTES),
             requests,
         };
@@ -56,7 +65,10 @@ impl Simulation {
                 program_joules: per_op(nand_ma(p.nand_program_ma, activity.program_cell_seconds), c.programs),
                 erase_joules: per_op(nand_ma(p.nand_erase_ma, activity.erase_cell_seconds), c.erases),
                 host_byte_joules: 8.0 * p.pcie_pj_per_bit * 1e-12 + per_op(io_joules, host_bytes),
-                static_watts: p.static_watts(g.dies),
+                static_watts: p.static_watts(
+                    g.dies,
+                    if self.firmware.is_some() { self.config.firmware.cores } else { p.cpu_cores },
+                ),
             };
             let page = g.page_size_bytes as f64;
             let reads = &ts.device.reads;
@@ -170,6 +182,7 @@ impl Simulation {
                 physical_capacity_bytes: g.physical_pages * g.page_size_bytes,
             },
             energy: None,
+            firmware: None,
             time_series: Some(self.series.output(self.now(), &self.ftl.stats, &names)),
             request_records: self.records.as_ref().map(|r| r.summary()),
             flows,

@@ -1,0 +1,180 @@
+//! The controller's embedded cores running firmware (Amber's computation complex).
+//!
+//! Each firmware step costs `sum(instructions of class c x CPI of c)` cycles at the core clock,
+//! computed once at build time, so running a step on the hot path is a table lookup, a max and an
+//! add. A core runs one step at a time in the order the steps were asked for: a step starts when
+//! both its input is ready and its core is free, so a busy or slow core shows in the latency of
+//! everything assigned to it. Time is reserved ahead (the same way channels and the DRAM are), so
+//! a step needs no event of its own.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::firmware::{FirmwareConfig, FirmwareStep, INSTRUCTION_CLASSES};
+use crate::time::{SimTime, PS_PER_S};
+
+const STEPS: usize = FirmwareStep::ALL.len();
+
+pub struct Firmware {
+    /// Picoseconds one execution of each step takes on its core.
+    step_ps: [u64; STEPS],
+    step_core: [u32; STEPS],
+    step_instructions: [[u64; 4]; STEPS],
+    /// Executions of each step so far.
+    executions: [u64; STEPS],
+    core_free_at: Vec<SimTime>,
+    core_busy_ps: Vec<u64>,
+    clock_hz: f64,
+}
+
+impl Firmware {
+    pub fn new(config: &FirmwareConfig) -> Self {
+        let cpi = [config.cpi.branch, config.cpi.load_store, config.cpi.arithmetic, config.cpi.other];
+        let clock_hz = config.clock.value;
+        let mut step_ps = [0; STEPS];
+        let mut step_core = [0; STEPS];
+        let mut step_instructions = [[0; 4]; STEPS];
+        for step in FirmwareStep::ALL {
+            let r = config.resolved(step);
+            let cycles: f64 = r.instructions.iter().zip(cpi).map(|(&n, c)| n as f64 * c).sum();
+            step_ps[step as usize] = (cycles / clock_hz * PS_PER_S as f64).round() as u64;
+            step_core[step as usize] = r.core;
+            step_instructions[step as usize] = r.instructions;
+        }
+        Self {
+            step_ps,
+            step_core,
+            step_instructions,
+            executions: [0; STEPS],
+            core_free_at: vec![0; config.cores as usize],
+            core_busy_ps: vec![0; config.cores as usize],
+            clock_hz,
+        }
+    }
+
+    /// Runs `times` executions of `step`, back to back, starting no earlier than `ready`.
+    /// Returns when they end.
+    #[inline]
+    pub fn run(&mut self, step: FirmwareStep, ready: SimTime, times: u64) -> SimTime {
+        let s = step as usize;
+        let core = self.step_core[s] as usize;
+        let duration = self.step_ps[s] * times;
+        let start = ready.max(self.core_free_at[core]);
+        self.core_free_at[core] = start + duration;
+        self.core_busy_ps[core] += duration;
+        self.executions[s] += times;
+        start + duration
+    }
+
+    /// Picoseconds one execution of `step` takes.
+    pub fn step_ps(&self, step: FirmwareStep) -> u64 {
+        self.step_ps[step as usize]
+    }
+
+    pub fn busy_ps(&self) -> u64 {
+        self.core_busy_ps.iter().sum()
+    }
+
+    /// Instructions executed so far.
+    pub fn instructions(&self) -> u64 {
+        self.by_class().iter().sum()
+    }
+
+    fn by_class(&self) -> [u64; 4] {
+        let mut total = [0; 4];
+        for s in 0..STEPS {
+            for (c, t) in total.iter_mut().enumerate() {
+                *t += self.executions[s] * self.step_instructions[s][c];
+            }
+        }
+        total
+    }
+
+    /// results.json `firmware` for a run of `elapsed` picoseconds.
+    pub fn summary(&self, elapsed: SimTime, firmware_latency_share: f64) -> FirmwareSummary {
+        let seconds = elapsed as f64 / PS_PER_S as f64;
+        let utilisation = |busy: u64| if elapsed == 0 { 0.0 } else { (busy as f64 / elapsed as f64).min(1.0) };
+        let classes = self.by_class();
+        let steps = FirmwareStep::ALL.map(FirmwareStep::name);
+        FirmwareSummary {
+            cores: self.core_busy_ps.len() as u32,
+            clock_hz: self.clock_hz,
+            core_utilisation: self.core_busy_ps.iter().map(|&b| utilisation(b)).collect(),
+            core_busy_seconds: self.core_busy_ps.iter().map(|&b| b as f64 / PS_PER_S as f64).collect(),
+            instructions_by_class: named(&INSTRUCTION_CLASSES, classes),
+            instructions_by_step: named(
+                &steps,
+                (0..STEPS).map(|s| self.executions[s] * self.step_instructions[s].iter().sum::<u64>()),
+            ),
+            executions_by_step: named(&steps, self.executions),
+            step_us: named(&steps, self.step_ps.map(|ps| ps as f64 / 1e6)),
+            instructions_per_second: if seconds > 0.0 { classes.iter().sum::<u64>() as f64 / seconds } else { 0.0 },
+            latency_share: firmware_latency_share,
+        }
+    }
+}
+
+fn named<T>(names: &[&str], values: impl IntoIterator<Item = T>) -> BTreeMap<String, T> {
+    names.iter().map(|n| n.to_string()).zip(values).collect()
+}
+
+/// results.json `firmware`.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct FirmwareSummary {
+    pub cores: u32,
+    pub clock_hz: f64,
+    /// Busy fraction of each core over the run.
+    pub core_utilisation: Vec<f64>,
+    pub core_busy_seconds: Vec<f64>,
+    /// Instructions executed, by class: branch, load_store, arithmetic, other.
+    pub instructions_by_class: BTreeMap<String, u64>,
+    /// Instructions executed, by firmware step: hil, cache, ftl, fil, gc.
+    pub instructions_by_step: BTreeMap<String, u64>,
+    pub executions_by_step: BTreeMap<String, u64>,
+    /// Time one execution of each step takes on an idle core, microseconds.
+    pub step_us: BTreeMap<String, f64>,
+    pub instructions_per_second: f64,
+    /// Fraction of all requests' response time spent in firmware steps (the `firmware` step of
+    /// the latency breakdown, summed over requests, over the summed response times).
+    pub latency_share: f64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::firmware::StepCost;
+
+    fn config() -> FirmwareConfig {
+        let mut c = FirmwareConfig { enabled: true, cores: 2, ..Default::default() };
+        c.clock = crate::config::Frequency::lit("100MHz");
+        // 10 branches (x1.5) + 20 loads (x2) + 30 arithmetic (x1) + 5 other (x1) = 90 cycles
+        // = 900 ns at 100 MHz.
+        c.fil =
+            StepCost { branch: Some(10), load_store: Some(20), arithmetic: Some(30), other: Some(5), core: Some(1) };
+        c.hil = StepCost { core: Some(1), ..c.fil.clone() };
+        c
+    }
+
+    #[test]
+    fn a_step_costs_its_instructions_times_cpi_at_the_clock() {
+        let fw = Firmware::new(&config());
+        assert_eq!(fw.step_ps(FirmwareStep::Fil), 900_000);
+    }
+
+    #[test]
+    fn steps_on_the_same_core_queue_and_steps_on_other_cores_do_not() {
+        let mut fw = Firmware::new(&config());
+        assert_eq!(fw.run(FirmwareStep::Fil, 0, 1), 900_000);
+        // HIL shares core 1: it waits for the FIL step.
+        assert_eq!(fw.run(FirmwareStep::Hil, 100, 1), 1_800_000);
+        // The cache step runs on core 1 too by default with 2 cores (1 % 2), the FTL on core 0
+        // (2 % 2): it starts at once.
+        let ftl = fw.step_ps(FirmwareStep::Ftl);
+        assert_eq!(fw.run(FirmwareStep::Ftl, 100, 2), 100 + 2 * ftl);
+        let s = fw.summary(10_000_000, 0.0);
+        assert_eq!(s.executions_by_step["fil"], 1);
+        assert_eq!(s.instructions_by_class["branch"], 10 + 10 + 2 * 60);
+        assert!((s.core_utilisation[1] - 0.18).abs() < 1e-12);
+    }
+}

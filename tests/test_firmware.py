@@ -1,0 +1,72 @@
+"""The computation complex through the Python API and the CLI: the Amber Intel 750 example
+reports firmware and energy, a slower core clock shows in the latency, and a bad firmware key is
+an error naming the field."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import ssdlab
+from conftest import REPO_ROOT
+from ssdlab.cli import app
+from typer.testing import CliRunner
+
+AMBER = REPO_ROOT / "examples" / "amber-intel750.toml"
+SHORT = ["flows.0.requests=3000", "flows.1.requests=600"]
+
+
+def test_amber_example_reports_firmware_and_energy():
+    results = ssdlab.simulate(AMBER, overrides=SHORT)
+    fw = results.firmware
+    assert fw is not None and fw.cores == 3
+    assert len(fw.core_utilisation) == 3
+    assert all(0.0 <= u <= 1.0 for u in fw.core_utilisation)
+    assert fw.core_utilisation[0] > 0.0, "the HIL core parses every command"
+    assert set(fw.instructions_by_class) == {"branch", "load_store", "arithmetic", "other"}
+    assert sum(fw.instructions_by_class.values()) == sum(fw.instructions_by_step.values())
+    assert fw.executions_by_step["hil"] == 3600
+    assert 0.0 < fw.latency_share < 1.0
+    energy = results.energy
+    assert energy is not None
+    parts = energy.by_component
+    assert energy.total_joules == pytest.approx(parts.nand + parts.dram + parts.cpu + parts.pcie)
+    document = results.to_dict()
+    assert document["firmware"]["core_utilisation"] == fw.core_utilisation
+    assert set(document["energy"]["by_component"]) == {"nand", "dram", "cpu", "pcie"}
+
+
+def test_a_slower_core_clock_raises_the_firmware_share_of_latency():
+    fast = ssdlab.simulate(AMBER, overrides=SHORT)
+    slow = ssdlab.simulate(AMBER, overrides=[*SHORT, "firmware.clock=50MHz"])
+    assert slow.firmware.step_us["hil"] == pytest.approx(10 * fast.firmware.step_us["hil"])
+    assert slow.firmware.latency_share > fast.firmware.latency_share
+    fast_firmware = fast.flows[0].latency_breakdown_us["firmware"]
+    assert slow.flows[0].latency_breakdown_us["firmware"] > 5 * fast_firmware
+
+
+def test_firmware_off_leaves_no_key(tmp_path):
+    results = ssdlab.simulate(AMBER, overrides=[*SHORT, "firmware.enabled=false"])
+    assert results.firmware is None
+    assert "firmware" not in results.to_dict()
+
+
+def test_cli_names_a_bad_firmware_field(tmp_path):
+    runner = CliRunner()
+    result = runner.invoke(
+        app, ["run", str(AMBER), "--out", str(tmp_path), "--set", "firmware.hil.core=7"]
+    )
+    assert result.exit_code != 0
+    assert "firmware.hil.core" in result.output
+
+
+def test_cli_writes_firmware_to_results_json(tmp_path):
+    runner = CliRunner()
+    args = ["run", str(AMBER), "--out", str(tmp_path)]
+    for s in SHORT:
+        args += ["--set", s]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    document = json.loads((tmp_path / "results.json").read_text())
+    assert len(document["firmware"]["core_utilisation"]) == 3
+    assert document["energy"]["by_component"]["cpu"] > 0
