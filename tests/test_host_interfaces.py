@@ -10,13 +10,13 @@ from ssdlab.results import Results
 
 
 def _writes(requests: int = 3000) -> dict:
-    config = small_config(read_fraction=0.0, queue_depth=8, requests=requests)
+    config = small_config(read_fraction=0.0, queue_depth=8, requests=requests, alignment="4KiB")
     config["ftl"]["over_provisioning"] = 0.2
     return config
 
 
 def test_ufs_results_report_the_link_and_the_one_queue():
-    config = small_config(queue_depth=64, requests=2000)
+    config = small_config(queue_depth=64, requests=2000, alignment="4KiB")
     config["host"] = {"interface": "ufs", "ufs": {"gear": 3, "lanes": 1}}
     r = ssdlab.simulate(config)
     h = r.host_interface
