@@ -299,6 +299,78 @@ class Firmware(_Document):
     """Fraction of the summed response time spent in firmware steps."""
 
 
+class UfsLinkStats(_Document):
+    """The UFS link (``host_interface.ufs``): M-PHY gear, lanes and the UPIUs sent each way."""
+
+    gear: int
+    rate_series: str
+    lanes: int
+    lane_gbps: float
+    coding_efficiency: float
+    upius_to_device: int
+    upius_to_host: int
+
+
+class HostInterfaceStats(_Document):
+    """The host interface (``host_interface``): its device queue, link rate and traffic."""
+
+    kind: str
+    """``nvme``, ``sata``, ``ufs`` or ``open_channel``."""
+    device_queue_slots: int
+    link_bytes_per_second: float
+    full_duplex: bool
+    bytes_to_device: int
+    bytes_to_host: int
+    ufs: UfsLinkStats | None = None
+
+
+class ChunkCounts(_Document):
+    """Open-Channel chunks in each state at the end of the run."""
+
+    free: int
+    open: int
+    closed: int
+    offline: int
+
+
+class OpenChannelGeometry(_Document):
+    """The geometry an Open-Channel 2.0 device reports (groups = channels, PUs = dies)."""
+
+    groups: int
+    parallel_units_per_group: int
+    chunks_per_parallel_unit: int
+    logical_blocks_per_chunk: int
+    logical_block_bytes: int
+    min_write_logical_blocks: int
+
+
+class HostFtlStats(_Document):
+    """The Open-Channel host FTL's work: its mapping table, lookups, placement and GC traffic."""
+
+    placement: str
+    gc_copy: str
+    mapping_table_bytes: int
+    lookups: int
+    pages_placed: int
+    gc_pages_moved: int
+    gc_link_bytes: int
+    cpu_seconds: float
+
+
+class OpenChannel(_Document):
+    """Open-Channel 2.0 results (``open_channel``): chunk states and the device's rule checks."""
+
+    geometry: OpenChannelGeometry
+    chunks: ChunkCounts
+    resets: int
+    write_pointer_violations: int
+    """Programs off a chunk's write pointer (0 when the host FTL keeps the rules)."""
+    reset_violations: int
+    max_open_chunks: int
+    pages_written: int
+    host_ftl: HostFtlStats
+
+
 with warnings.catch_warnings():
     # `schema` is the document's own field name; it shadows pydantic's deprecated `schema()`.
     warnings.filterwarnings("ignore", message=".*shadows an attribute in parent.*")
@@ -329,6 +401,10 @@ with warnings.catch_warnings():
         """The document's ``time_series``: per-window statistics (None in older results)."""
         request_records: RequestRecordsInfo | None = None
         """Only with ``run.request_records``: the per-request records file."""
+        host_interface: HostInterfaceStats | None = None
+        """The host interface and its link traffic (None in older results)."""
+        open_channel: OpenChannel | None = None
+        """Only with ``host.interface = "open_channel"``: chunk states and host FTL work."""
 
         # Where the records file is: a folder holding ``request_records.file``, or a temporary
         # folder owned by these results (removed with them).
@@ -363,9 +439,11 @@ with warnings.catch_warnings():
                 "firmware",
                 "precondition",
             )
-            for optional in optionals:
+            for optional in (*optionals, "host_interface", "open_channel"):
                 if document.get(optional) is None:
                     document.pop(optional, None)
+            if document.get("host_interface", {}).get("ufs", 0) is None:
+                del document["host_interface"]["ufs"]
             for group in [document["device"], *document["flows"]]:
                 for op in ("reads", "writes"):
                     if group[op].get("latency_cdf", 0) is None:

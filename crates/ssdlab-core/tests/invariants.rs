@@ -60,7 +60,7 @@ fn case_strategy() -> impl Strategy<Value = Case> {
             (
                 prop::sample::select(vec![32u32, 64, 256]),
                 prop::sample::select(vec!["shared", "partitioned"]),
-                prop::sample::select(vec!["nvme", "sata"]),
+                prop::sample::select(vec!["nvme", "sata", "ufs"]),
                 prop::sample::select(vec!["none", "program", "erase", "program-erase"]),
             ),
         ),

@@ -6,12 +6,16 @@
 //! limits before anything is allocated.
 
 pub mod firmware;
+mod host_ocssd;
+mod host_ufs;
 pub mod mqsim;
 mod precondition;
 mod schema;
 mod units;
 mod validate;
 
+pub use host_ocssd::{GcCopy, HostPlacement, OpenChannelConfig};
+pub use host_ufs::{RateSeries, UfsConfig};
 pub use precondition::{FillLayout, PreconditionConfig, PreconditionMode, DEFAULT_DRIVE_WRITES};
 pub use schema::json_schema;
 pub use units::{Bandwidth, Duration, Frequency, Rate, Size, TransferRate};
@@ -115,7 +119,7 @@ impl Config {
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct HostConfig {
-    /// Host interface: NVMe over PCIe or SATA.
+    /// Host interface: NVMe over PCIe, SATA, UFS, or Open-Channel 2.0 (docs/host-interfaces.md).
     pub interface: HostInterface,
     /// PCIe lanes of the link (MQSim's PCIe_Lane_Count).
     pub pcie_lanes: u32,
@@ -142,6 +146,10 @@ pub struct HostConfig {
     pub sata_processing_delay: Duration,
     /// SATA: Native Command Queuing slots.
     pub sata_ncq_depth: u32,
+    /// UFS: the M-PHY link and the one command queue (only with `interface = "ufs"`).
+    pub ufs: UfsConfig,
+    /// Open-Channel 2.0: the host-side FTL (only with `interface = "open_channel"`).
+    pub open_channel: OpenChannelConfig,
 }
 
 /// NVMe submission queue arbitration (NVMe 1.2, section 4.11).
@@ -199,6 +207,8 @@ impl Default for HostConfig {
             sata_link_rate: Bandwidth::lit("600MB/s"),
             sata_processing_delay: Duration::lit("400us"),
             sata_ncq_depth: 32,
+            ufs: UfsConfig::default(),
+            open_channel: OpenChannelConfig::default(),
         }
     }
 }
@@ -212,6 +222,12 @@ pub enum HostInterface {
     /// order from all flows, over a half-duplex link where every message (command, data,
     /// status) costs `sata_processing_delay` plus its transfer time.
     Sata,
+    /// UFS: one queue of `ufs.queue_depth` commands in arrival order, UPIUs over a full-duplex
+    /// M-PHY link (`[host.ufs]`).
+    Ufs,
+    /// Open-Channel SSD 2.0 over NVMe: a host-side FTL (`[host.open_channel]`) addresses chunks.
+    #[serde(rename = "open_channel")]
+    OpenChannel,
 }
 
 /// The flash controller's front end.

@@ -68,6 +68,7 @@ fn validate_precondition(p: &super::PreconditionConfig) -> Result<(), ConfigErro
 /// Validates a whole configuration.
 pub fn validate(config: &Config) -> Result<(), ConfigError> {
     validate_host(&config.host)?;
+    host_ocssd::validate_interfaces(config)?;
     validate_flash(&config.flash)?;
     validate_ftl(config)?;
     validate_cache(config)?;

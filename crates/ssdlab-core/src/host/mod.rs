@@ -1,12 +1,19 @@
-//! The host side: each flow's submission queue, the device's fetch arbitration, and the PCIe link.
+//! The host side: each flow's submission queue, the device's fetch arbitration, and the host
+//! link (PCIe for NVMe and Open-Channel, SATA, UFS). `ocssd` is the Open-Channel device's chunk
+//! rules and the host FTL's bookkeeping.
 
 pub mod arbiter;
+pub mod ocssd;
 pub mod pcie;
 pub mod sata;
+pub mod summary;
+pub mod ufs;
 
 pub use arbiter::Arbiter;
 pub use pcie::PcieLink;
 pub use sata::SataLink;
+pub use summary::HostInterfaceSummary;
+pub use ufs::UfsLink;
 
 use crate::config::{HostConfig, HostInterface};
 use crate::time::SimTime;
@@ -16,13 +23,15 @@ use crate::time::SimTime;
 pub enum HostLink {
     Pcie(PcieLink),
     Sata(SataLink),
+    Ufs(UfsLink),
 }
 
 impl HostLink {
     pub fn new(host: &HostConfig) -> Self {
         match host.interface {
-            HostInterface::Nvme => HostLink::Pcie(PcieLink::new(host)),
+            HostInterface::Nvme | HostInterface::OpenChannel => HostLink::Pcie(PcieLink::new(host)),
             HostInterface::Sata => HostLink::Sata(SataLink::new(host)),
+            HostInterface::Ufs => HostLink::Ufs(UfsLink::new(&host.ufs)),
         }
     }
 
@@ -31,16 +40,63 @@ impl HostLink {
     pub fn send_to_device(&mut self, now: SimTime, payload: u64) -> SimTime {
         match self {
             HostLink::Pcie(l) => l.send_to_device(now, payload),
-            HostLink::Sata(l) => l.send(now, payload),
+            HostLink::Sata(l) => {
+                l.bytes_to_device += payload;
+                l.send(now, payload)
+            }
+            HostLink::Ufs(l) => l.send_to_device(now, payload),
         }
     }
 
-    /// Device to host; returns when the last byte arrives.
+    /// Device to host (on UFS: one DATA IN UPIU); returns when the last byte arrives.
     #[inline]
     pub fn send_to_host(&mut self, now: SimTime, payload: u64) -> SimTime {
         match self {
             HostLink::Pcie(l) => l.send_to_host(now, payload),
-            HostLink::Sata(l) => l.send(now, payload),
+            HostLink::Sata(l) => {
+                l.bytes_to_host += payload;
+                l.send(now, payload)
+            }
+            HostLink::Ufs(l) => l.send_to_host(now, payload),
+        }
+    }
+
+    /// A command, host to device: a 64-byte submission queue entry (SATA: the command FIS), or
+    /// a COMMAND UPIU.
+    #[inline]
+    pub fn send_command(&mut self, now: SimTime) -> SimTime {
+        match self {
+            HostLink::Ufs(l) => l.send_to_device(now, 0),
+            _ => self.send_to_device(now, SQ_ENTRY_BYTES),
+        }
+    }
+
+    /// A write's data, requested at `now` with the command in the device at `command_at`. UFS
+    /// sends it only after the device's READY TO TRANSFER.
+    #[inline]
+    pub fn send_write_data(&mut self, now: SimTime, command_at: SimTime, bytes: u64) -> SimTime {
+        match self {
+            HostLink::Ufs(l) => l.send_write_data(command_at, bytes),
+            _ => self.send_to_device(now, bytes),
+        }
+    }
+
+    /// A completion, device to host: a 16-byte completion entry (SATA: the status FIS), or a
+    /// RESPONSE UPIU.
+    #[inline]
+    pub fn send_completion(&mut self, now: SimTime) -> SimTime {
+        match self {
+            HostLink::Ufs(l) => l.send_to_host(now, 0),
+            _ => self.send_to_host(now, CQ_ENTRY_BYTES),
+        }
+    }
+
+    /// Payload bytes sent host to device and device to host so far (UFS: UPIU bytes).
+    pub fn bytes(&self) -> (u64, u64) {
+        match self {
+            HostLink::Pcie(l) => (l.bytes_down, l.bytes_up),
+            HostLink::Sata(l) => (l.bytes_to_device, l.bytes_to_host),
+            HostLink::Ufs(l) => (l.bytes_down, l.bytes_up),
         }
     }
 }

@@ -9,6 +9,9 @@ pub struct SataLink {
     bytes_per_second: f64,
     processing_ps: u64,
     free_at: SimTime,
+    /// Payload bytes sent each way (counted by the caller's direction, for the results).
+    pub bytes_to_device: u64,
+    pub bytes_to_host: u64,
 }
 
 impl SataLink {
@@ -17,6 +20,8 @@ impl SataLink {
             bytes_per_second: host.sata_link_rate.value,
             processing_ps: host.sata_processing_delay.value,
             free_at: 0,
+            bytes_to_device: 0,
+            bytes_to_host: 0,
         }
     }
 

@@ -290,6 +290,9 @@ impl Simulation {
             }
             c if c.is_write() => {
                 let cell = batch.ids().iter().map(|&id| self.timing.program_ps(page_of(id))).max().unwrap_or(0);
+                if self.open_channel.is_some() {
+                    self.check_chunk_programs(die);
+                }
                 self.counters.programs += n;
                 self.counters.program_cell_ps += cell * n;
                 // A copyback program takes its data from the page register: nothing crosses the bus.
@@ -375,22 +378,20 @@ impl Simulation {
             }
             TxnKind::RmwRead => {
                 // The old page is in the controller; merge and write it as a whole page.
+                let plane = self.write_plane(t.flow as usize, t.lpa);
                 let tx = self.txns.get_mut(id);
                 tx.kind = TxnKind::UserWrite;
-                tx.plane = self.ftl.placement.plane_for(t.flow as usize, t.lpa as u64);
+                tx.plane = plane;
                 tx.queued_at = self.queue.now();
                 self.enqueue_write(id);
             }
             TxnKind::GcRead => {
                 if self.ftl.map.lookup(t.lpa) == t.ppa {
-                    let tx = self.txns.get_mut(id);
-                    tx.kind = TxnKind::GcWrite;
-                    tx.queued_at = self.queue.now();
-                    if self.ftl.blocks.can_allocate(t.plane, Stream::Gc) {
-                        self.place_gc_write(id);
+                    if self.host_gc_over_link() {
+                        // Open-Channel host GC: the page goes to host memory and back first.
+                        self.send_gc_page_through_host(id);
                     } else {
-                        // Only worn-out (retired) blocks can leave GC without an erased block.
-                        self.stalled_gc_writes[t.plane as usize].push_back(id);
+                        self.begin_gc_write(id);
                     }
                 } else {
                     // The host rewrote this page while it was being moved: nothing left to move.
@@ -414,6 +415,9 @@ impl Simulation {
                 let block = self.ftl.geometry.block_of_ppa(t.ppa);
                 self.series.sample_gc(self.now(), &self.ftl.stats);
                 self.ftl.finish_gc(block);
+                if self.open_channel.is_some() {
+                    self.note_chunk_reset(block);
+                }
                 self.retry_stalled_writes(t.plane);
                 if self.ftl.needs_gc(t.plane) {
                     self.start_gc(t.plane);
@@ -424,7 +428,21 @@ impl Simulation {
         }
     }
 
-    fn gc_move_done(&mut self, plane: u32) {
+    /// A valid page of a victim is in the controller: write it into the plane's GC block, or
+    /// wait for one (only worn-out, retired blocks can leave GC without an erased block).
+    pub(super) fn begin_gc_write(&mut self, id: u32) {
+        let tx = self.txns.get_mut(id);
+        tx.kind = TxnKind::GcWrite;
+        tx.queued_at = self.queue.now();
+        let plane = tx.plane;
+        if self.ftl.blocks.can_allocate(plane, Stream::Gc) {
+            self.place_gc_write(id);
+        } else {
+            self.stalled_gc_writes[plane as usize].push_back(id);
+        }
+    }
+
+    pub(super) fn gc_move_done(&mut self, plane: u32) {
         let gc = &mut self.ftl.gc[plane as usize];
         gc.pending_moves -= 1;
         if gc.pending_moves == 0 {

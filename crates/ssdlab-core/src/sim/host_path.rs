@@ -3,7 +3,6 @@
 
 use super::{Event, Request, SimError, Simulation, Source};
 use crate::flash::SECTOR_BYTES;
-use crate::host::{CQ_ENTRY_BYTES, SQ_ENTRY_BYTES};
 use crate::stats::breakdown::{Breakdown, Step};
 use crate::time::SimTime;
 use crate::workload::RequestSpec;
@@ -100,8 +99,9 @@ impl Simulation {
     pub(super) fn try_fetch(&mut self) {
         while self.requests_in_device < self.max_requests_in_device {
             let (flows, qfs) = (&self.flows, self.queue_fetch_size);
-            let pick = if self.sata {
-                // One NCQ for everyone: commands enter in the order the host issued them.
+            let pick = if self.single_queue {
+                // One NCQ (SATA) or UTP transfer request list (UFS) for everyone: commands enter
+                // in the order the host issued them.
                 let requests = &self.requests;
                 (0..flows.len())
                     .filter_map(|f| flows[f].sq.front().map(|&r| (requests.get(r).arrival, f)))
@@ -122,14 +122,15 @@ impl Simulation {
         }
     }
 
-    /// The device reads the command over PCIe, and for a write the data right after it.
+    /// The device reads the command over the link, and for a write the data right after it. An
+    /// Open-Channel host FTL first spends its CPU time on the request's pages.
     fn fetch(&mut self, request: u32) {
-        let now = self.now();
-        let command_at = self.link.send_to_device(now, SQ_ENTRY_BYTES);
+        let now = self.now() + self.host_ftl_time(request);
+        let command_at = self.link.send_command(now);
         let r = self.requests.get_mut(request);
         let mut arrived = command_at;
         if !r.is_read {
-            arrived = self.link.send_to_device(now, r.sectors as u64 * SECTOR_BYTES);
+            arrived = self.link.send_write_data(now, command_at, r.sectors as u64 * SECTOR_BYTES);
         }
         r.fetched_at = now;
         r.command_at = command_at;
@@ -145,7 +146,7 @@ impl Simulation {
         let r = self.requests.get_mut(request);
         r.pending -= 1;
         if r.pending == 0 {
-            let posted = self.link.send_to_host(now, CQ_ENTRY_BYTES);
+            let posted = self.link.send_completion(now);
             r.breakdown = *spent;
             r.breakdown.add(Step::PcieData, data_sent_at - now);
             r.breakdown.add(Step::Completion, posted - data_sent_at);

@@ -139,7 +139,7 @@ impl Simulation {
                     *tx = Transaction { kind: TxnKind::RmwRead, ppa: old, plane, sectors: spp - t.sectors, ..t };
                     self.push_to_die(id, Class::UserRead, plane);
                 } else {
-                    let plane = self.ftl.placement.plane_for(t.flow as usize, t.lpa as u64);
+                    let plane = self.write_plane(t.flow as usize, t.lpa);
                     let tx = self.txns.get_mut(id);
                     tx.plane = plane;
                     tx.sectors = spp;

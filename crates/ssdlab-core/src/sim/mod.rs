@@ -11,6 +11,7 @@ mod cache_path;
 mod flash_path;
 mod host_path;
 mod mapping_path;
+mod open_channel_path;
 mod precondition_path;
 mod report;
 mod suspension;
@@ -19,7 +20,7 @@ use std::collections::VecDeque;
 use std::path::Path;
 use std::time::{Duration as WallDuration, Instant};
 
-use crate::config::{Config, ConfigError, FlowKind};
+use crate::config::{Config, ConfigError, FlowKind, HostInterface};
 use crate::engine::{EventQueue, RandomStream, Slab};
 use crate::flash::timing::FlashTiming;
 use crate::flash::Geometry;
@@ -69,6 +70,8 @@ enum Event {
     CacheAccessDone { request: u32 },
     /// The front-end firmware (HIL, cache lookup, FTL) has handled the arrived command.
     FirmwareDone { request: u32 },
+    /// Open-Channel host GC: a moved page is back in the device after its trip through the host.
+    HostGcPage { txn: u32 },
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -164,8 +167,10 @@ pub struct Simulation {
     timing: FlashTiming,
     queue: EventQueue<Event>,
     link: crate::host::HostLink,
-    /// SATA: one device queue filled in arrival order (no per-queue arbitration).
-    sata: bool,
+    /// SATA and UFS: one device queue filled in arrival order (no per-queue arbitration).
+    single_queue: bool,
+    /// Open-Channel 2.0: the device's chunk table and the host FTL (None for other interfaces).
+    open_channel: Option<Box<crate::host::ocssd::OpenChannel>>,
     /// When each flow's transaction was last picked by a die (a count of picks), for flow-fair
     /// scheduling.
     flow_last_served: Vec<u64>,
@@ -220,6 +225,7 @@ impl Simulation {
     /// Builds the device and its workload. `base_dir` resolves relative trace paths; `config_echo`
     /// is the configuration as the user gave it, copied into the results.
     pub fn new(config: Config, base_dir: &Path, config_echo: serde_json::Value) -> Result<Self, SimError> {
+        let config = open_channel_path::device_config(config);
         let geometry = Geometry::new(&config);
         let timing = FlashTiming::new(&config);
         let placement = crate::ftl::placement::Placement::new(&config, &geometry)?;
@@ -245,7 +251,8 @@ impl Simulation {
             timing,
             queue: EventQueue::new(),
             link: crate::host::HostLink::new(&config.host),
-            sata: config.host.interface == crate::config::HostInterface::Sata,
+            single_queue: matches!(config.host.interface, HostInterface::Sata | HostInterface::Ufs),
+            open_channel: None,
             flow_last_served: vec![0; config.flows.len()],
             picks: 0,
             tsu: Tsu::new(g).with_policy(config.controller.scheduling),
@@ -267,10 +274,9 @@ impl Simulation {
             ),
             queue_fetch_size: config.host.queue_fetch_size,
             max_requests_in_device: match config.host.interface {
-                crate::config::HostInterface::Nvme => config.host.max_requests_in_device,
-                crate::config::HostInterface::Sata => {
-                    config.host.sata_ncq_depth.min(config.host.max_requests_in_device)
-                }
+                HostInterface::Nvme | HostInterface::OpenChannel => config.host.max_requests_in_device,
+                HostInterface::Sata => config.host.sata_ncq_depth.min(config.host.max_requests_in_device),
+                HostInterface::Ufs => config.host.ufs.queue_depth.min(config.host.max_requests_in_device),
             },
             requests_in_device: 0,
             touched_dies: Vec::with_capacity(64),
@@ -293,6 +299,7 @@ impl Simulation {
             config_echo,
         };
         sim.precondition(base_dir, fill_seconds)?;
+        sim.start_open_channel();
         sim.start_flows()?;
         sim.setup_wall = setup_started.elapsed();
         Ok(sim)
@@ -369,6 +376,7 @@ impl Simulation {
             Event::Suspended { die } => self.on_suspended(die),
             Event::RequestCompleted { request } => self.on_request_completed(request),
             Event::CacheAccessDone { request } => self.on_cache_access_done(request),
+            Event::HostGcPage { txn } => self.on_host_gc_page(txn),
         }
         Ok(())
     }

@@ -185,6 +185,12 @@ impl Simulation {
             firmware: None,
             time_series: Some(self.series.output(self.now(), &self.ftl.stats, &names)),
             request_records: self.records.as_ref().map(|r| r.summary()),
+            host_interface: Some(crate::host::HostInterfaceSummary::new(
+                &self.config.host,
+                self.max_requests_in_device,
+                &self.link,
+            )),
+            open_channel: self.open_channel_summary(),
             flows,
             warnings,
             precondition: self.precondition_summary.clone(),

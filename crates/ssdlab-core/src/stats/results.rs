@@ -174,4 +174,10 @@ pub struct Results {
     /// Where the per-request records went (only with `run.request_records`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_records: Option<RequestRecordsSummary>,
+    /// The host interface and what crossed its link (docs/host-interfaces.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_interface: Option<crate::host::HostInterfaceSummary>,
+    /// Open-Channel 2.0 only: chunk states, resets, rule checks and the host FTL's work.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_channel: Option<crate::host::ocssd::OpenChannelSummary>,
 }
