@@ -8,6 +8,7 @@
 //! FTL and flash half.
 
 mod cache_path;
+mod dram_path;
 mod flash_path;
 mod host_path;
 mod mapping_path;
@@ -67,6 +68,8 @@ enum Event {
     RequestCompleted { request: u32 },
     /// The request's data-cache access (DRAM) is done.
     CacheAccessDone { request: u32 },
+    /// A banked-DRAM access a transaction or request waited for is done (see `dram_path`).
+    DramDone { wait: dram_path::DramWait, id: u32 },
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -197,6 +200,8 @@ pub struct Simulation {
     stall_timeout_ps: u64,
     mapping: mapping_path::MappingState,
     cache: cache_path::CacheState,
+    /// The controller's DRAM: data cache, and with the banked model also CMT and data buffers.
+    dram: crate::dram::Dram,
     finished: bool,
     /// Wall time spent simulating, and building the device before that.
     wall: WallDuration,
@@ -273,6 +278,7 @@ impl Simulation {
             stall_timeout_ps: config.run.stall_timeout.as_ref().map_or(10 * crate::time::PS_PER_S, |d| d.value),
             mapping: mapping_path::MappingState::new(&config, g),
             cache: cache_path::CacheState::new(&config),
+            dram: crate::dram::Dram::new(&config, g.planes as u64),
             finished: false,
             wall: WallDuration::ZERO,
             setup_wall: WallDuration::ZERO,
@@ -358,6 +364,7 @@ impl Simulation {
             Event::Suspended { die } => self.on_suspended(die),
             Event::RequestCompleted { request } => self.on_request_completed(request),
             Event::CacheAccessDone { request } => self.on_cache_access_done(request),
+            Event::DramDone { wait, id } => self.on_dram_done(wait, id),
         }
         Ok(())
     }

@@ -24,6 +24,7 @@ impl Simulation {
         let g = &self.ftl.geometry;
         let seconds = ps_to_seconds(self.now());
         let c = &self.counters;
+        let dram_joules = self.dram.banked().map(|d| p.banked_dram_energy(d, self.now()));
         let requests = r.device.reads.count + r.device.writes.count;
         let host_bytes = r.device.reads.bytes + r.device.writes.bytes;
         let activity = crate::power::Activity {
@@ -33,7 +34,8 @@ impl Simulation {
             erase_cell_seconds: ps_to_seconds(c.erase_cell_ps),
             channel_busy_seconds: ps_to_seconds(self.channel_busy_ps.iter().sum()),
             dies: g.dies,
-            dram_busy_seconds: ps_to_seconds(self.cache.dram_busy_ps()),
+            dram_busy_seconds: ps_to_seconds(self.dram.busy_ps()),
+            dram_joules: dram_joules.as_ref().map(|j| j.total()),
             cpu_busy_seconds: ps_to_seconds(c.dispatch_ps),
             pcie_bytes: host_bytes + requests * (crate::host::SQ_ENTRY_BYTES + crate::host::CQ_ENTRY_BYTES),
             requests,
@@ -46,18 +48,23 @@ impl Simulation {
             energy_per_request_uj: if requests == 0 { 0.0 } else { total_joules / requests as f64 * 1e6 },
             by_component,
             power_over_time: Default::default(),
+            dram_breakdown_joules: None,
         };
         if let Some(ts) = &r.time_series {
             let per_op = |joules: f64, count: u64| if count == 0 { 0.0 } else { joules / count as f64 };
             let nand_ma = |ma: f64, s: f64| p.nand_vcc_volts * ma * s / 1e3;
             let io_joules = p.nand_io_volts * p.nand_io_ma / 1e3 * activity.channel_busy_seconds;
-            let per = crate::power::PerOperation {
+            let mut per = crate::power::PerOperation {
                 read_joules: per_op(nand_ma(p.nand_read_ma, activity.read_cell_seconds), c.reads),
                 program_joules: per_op(nand_ma(p.nand_program_ma, activity.program_cell_seconds), c.programs),
                 erase_joules: per_op(nand_ma(p.nand_erase_ma, activity.erase_cell_seconds), c.erases),
                 host_byte_joules: 8.0 * p.pcie_pj_per_bit * 1e-12 + per_op(io_joules, host_bytes),
                 static_watts: p.static_watts(g.dies),
             };
+            // The banked DRAM's energy is spread evenly over the run, like static power.
+            if let Some(j) = &dram_joules {
+                per.static_watts += j.total() / seconds.max(f64::MIN_POSITIVE) - p.serial_dram_static_watts();
+            }
             let page = g.page_size_bytes as f64;
             let reads = &ts.device.reads;
             let windows = crate::power::WindowActivity {
@@ -74,6 +81,7 @@ impl Simulation {
             };
             summary.power_over_time = per.series(&windows);
         }
+        summary.dram_breakdown_joules = dram_joules;
         summary
     }
 
@@ -158,7 +166,7 @@ impl Simulation {
                 cache: CacheSummary {
                     flushes: self.cache.flushes,
                     writes_waited: self.cache.writes_waited,
-                    dram_utilisation: self.cache.dram_busy_ps() as f64 / now,
+                    dram_utilisation: self.dram.busy_ps() as f64 / now,
                 },
                 wear: WearSummary {
                     min_erase_count: self.ftl.blocks.min_erase_count(),
@@ -170,6 +178,7 @@ impl Simulation {
                 physical_capacity_bytes: g.physical_pages * g.page_size_bytes,
             },
             energy: None,
+            dram: self.dram.results(self.now()),
             time_series: Some(self.series.output(self.now(), &self.ftl.stats, &names)),
             request_records: self.records.as_ref().map(|r| r.summary()),
             flows,

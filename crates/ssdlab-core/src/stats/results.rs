@@ -165,6 +165,9 @@ pub struct Results {
     /// Energy per component and power over time (only with `power.enabled`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub energy: Option<crate::power::EnergySummary>,
+    /// The banked DRAM's statistics (only with `dram.model = "banked"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dram: Option<crate::dram::DramResults>,
     /// Completions, latency and GC activity per window of simulated time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_series: Option<TimeSeriesResults>,
