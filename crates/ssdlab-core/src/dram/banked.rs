@@ -470,7 +470,8 @@ mod tests {
 
     #[test]
     fn idle_ranks_power_down_then_self_refresh_and_pay_the_exit_latency() {
-        let mut d = dram("power_down = true\npowerdown_after = \"1us\"\nself_refresh = true\nself_refresh_after = \"50us\"");
+        let mut d =
+            dram("power_down = true\npowerdown_after = \"1us\"\nself_refresh = true\nself_refresh_after = \"50us\"");
         assert_eq!(d.access(0, 0, 64, false), 28 * NS);
         // 500 ns idle: still in standby with the row open, a hit.
         assert_eq!(d.access(528 * NS, 64, 64, false), 546 * NS);
