@@ -59,7 +59,7 @@ impl PowerConfig {
     /// The banked DRAM's energy over a run that ended at `end`.
     pub fn banked_dram_energy(&self, d: &BankedDram, end: SimTime) -> DramJoules {
         let devices_per_rank = self.dram_devices as f64 / d.ranks() as f64;
-        // Joules of `ma` milliamps drawn for `ps` picoseconds by one rank's devices.
+X
         let joules = |ma: f64, seconds: f64| self.dram_volts * ma / 1e3 * seconds * devices_per_rank;
         let r = d.residency(end);
         let c = d.counts;

@@ -36,6 +36,8 @@ pub enum DramUser {
     Buffer = 2,
 }
 
+// One per simulation, built once: the size difference costs nothing, a box an indirection.
+#[allow(clippy::large_enum_variant)]
 enum Model {
     Serial(SerialDram),
     Banked(BankedDram),
