@@ -59,7 +59,7 @@ impl PowerConfig {
     /// The banked DRAM's energy over a run that ended at `end`.
     pub fn banked_dram_energy(&self, d: &BankedDram, end: SimTime) -> DramJoules {
         let devices_per_rank = self.dram_devices as f64 / d.ranks() as f64;
-X
+        // Joules of `ma` milliamps drawn for `seconds` by the devices of one rank.
         let joules = |ma: f64, seconds: f64| self.dram_volts * ma / 1e3 * seconds * devices_per_rank;
         let r = d.residency(end);
         let c = d.counts;
