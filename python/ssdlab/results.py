@@ -390,7 +390,8 @@ with warnings.catch_warnings():
         def to_dict(self) -> dict[str, Any]:
             """The document as plain JSON data, unknown fields included, for json or pandas."""
             document = self.model_dump(by_alias=True)
-            optionals = ("fairness", "time_series", "request_records", "energy", "precondition", "dram")
+            optionals = ("fairness", "time_series", "request_records", "energy", "precondition")
+            optionals += ("dram",)
             for optional in optionals:
                 if document.get(optional) is None:
                     document.pop(optional, None)
