@@ -269,6 +269,20 @@ class PowerSeries(_Document):
     watts: list[float]
 
 
+class DramJoules(_Document):
+    """The banked DRAM's energy by background state and operation, joules."""
+
+    active: float
+    active_standby: float
+    precharge_standby: float
+    power_down: float
+    self_refresh: float
+    activate: float
+    read: float
+    write: float
+    refresh: float
+
+
 class Energy(_Document):
     """The energy model's results (``energy``; only with ``power.enabled``)."""
 
@@ -277,6 +291,47 @@ class Energy(_Document):
     by_component: ComponentJoules
     energy_per_request_uj: float
     power_over_time: PowerSeries
+    dram_breakdown_joules: DramJoules | None = None
+    """Only with ``dram.model = "banked"``: the DRAM's energy by state and operation."""
+
+
+class DramUsers(_Document):
+    """One count per DRAM user: data cache, CMT lookups, flash data buffers."""
+
+    cache: int
+    cmt: int
+    buffer: int
+
+
+class DramResidency(_Document):
+    """Fraction of the DRAM ranks' time in each state (sums to 1)."""
+
+    active: float
+    active_standby: float
+    precharge_standby: float
+    power_down: float
+    self_refresh: float
+
+
+class Dram(_Document):
+    """The banked DRAM model's statistics (``dram``; only with ``dram.model = "banked"``)."""
+
+    model: str
+    page_policy: str
+    accesses: DramUsers
+    bytes: DramUsers
+    reads: int
+    writes: int
+    row_hits: int
+    row_misses: int
+    row_conflicts: int
+    row_hit_rate: float
+    activates: int
+    refreshes: int
+    power_down_exits: int
+    self_refresh_exits: int
+    bus_utilisation: float
+    state_residency: DramResidency
 
 
 class Firmware(_Document):
@@ -395,6 +450,8 @@ with warnings.catch_warnings():
         """Only with ``power.enabled``: energy per component and power over time."""
         firmware: Firmware | None = None
         """Only with ``firmware.enabled``: core utilisation and instructions executed."""
+        dram: Dram | None = None
+        """Only with ``dram.model = "banked"``: row hits, accesses by user, state residency."""
         fairness: Fairness | None = None
         """Only for runs with ``alone=True`` (``ssdlab run --alone``)."""
         series: TimeSeries | None = Field(default=None, alias="time_series")
@@ -437,6 +494,7 @@ with warnings.catch_warnings():
                 "request_records",
                 "energy",
                 "firmware",
+                "dram",
                 "precondition",
             )
             for optional in (*optionals, "host_interface", "open_channel"):
@@ -444,6 +502,8 @@ with warnings.catch_warnings():
                     document.pop(optional, None)
             if document.get("host_interface", {}).get("ufs", 0) is None:
                 del document["host_interface"]["ufs"]
+            if document.get("energy", {}).get("dram_breakdown_joules", 0) is None:
+                del document["energy"]["dram_breakdown_joules"]
             for group in [document["device"], *document["flows"]]:
                 for op in ("reads", "writes"):
                     if group[op].get("latency_cdf", 0) is None:

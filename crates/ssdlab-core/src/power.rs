@@ -45,6 +45,25 @@ pub struct PowerConfig {
     /// Refresh current per device averaged over the refresh interval (IDD5B x tRFC / tREFI), mA.
     /// Default 10.
     pub dram_refresh_ma: f64,
+    /// With `dram.model = "banked"` the DRAM is charged from the IDD currents below (per device,
+    /// defaults: an 8 Gb x16 DDR4-2400 part, Micron MT40A512M16, from its 4-device module's IDD
+    /// table) times the state residency and operations the model counts, instead of the three
+    /// currents above. One bank activate-precharge current (IDD0), mA. Default 80.
+    pub dram_idd0_ma: f64,
+    /// Precharge standby current, all banks closed (IDD2N), mA. Default 34.
+    pub dram_idd2n_ma: f64,
+    /// Precharge power-down current (IDD2P), mA. Default 25.
+    pub dram_idd2p_ma: f64,
+    /// Active standby current, a row open (IDD3N), mA. Default 47.
+    pub dram_idd3n_ma: f64,
+    /// Burst read current (IDD4R), mA. Default 243.
+    pub dram_idd4r_ma: f64,
+    /// Burst write current (IDD4W), mA. Default 228.
+    pub dram_idd4w_ma: f64,
+    /// Burst refresh current during tRFC (IDD5B), mA. Default 280.
+    pub dram_idd5b_ma: f64,
+    /// Self-refresh current (IDD6N, 0-85 C), mA. Default 30.
+    pub dram_idd6_ma: f64,
     /// Controller cores. Default 3 (Amber's default).
     pub cpu_cores: u32,
     /// Power of one core while it runs firmware, watts. Default 0.4.
@@ -77,6 +96,14 @@ impl Default for PowerConfig {
             dram_active_ma: 130.0,
             dram_standby_ma: 45.0,
             dram_refresh_ma: 10.0,
+            dram_idd0_ma: 80.0,
+            dram_idd2n_ma: 34.0,
+            dram_idd2p_ma: 25.0,
+            dram_idd3n_ma: 47.0,
+            dram_idd4r_ma: 243.0,
+            dram_idd4w_ma: 228.0,
+            dram_idd5b_ma: 280.0,
+            dram_idd6_ma: 30.0,
             cpu_cores: 3,
             cpu_active_watts: 0.4,
             cpu_idle_watts: 0.1,
@@ -101,6 +128,14 @@ impl PowerConfig {
             ("dram_active_ma", self.dram_active_ma),
             ("dram_standby_ma", self.dram_standby_ma),
             ("dram_refresh_ma", self.dram_refresh_ma),
+            ("dram_idd0_ma", self.dram_idd0_ma),
+            ("dram_idd2n_ma", self.dram_idd2n_ma),
+            ("dram_idd2p_ma", self.dram_idd2p_ma),
+            ("dram_idd3n_ma", self.dram_idd3n_ma),
+            ("dram_idd4r_ma", self.dram_idd4r_ma),
+            ("dram_idd4w_ma", self.dram_idd4w_ma),
+            ("dram_idd5b_ma", self.dram_idd5b_ma),
+            ("dram_idd6_ma", self.dram_idd6_ma),
             ("cpu_active_watts", self.cpu_active_watts),
             ("cpu_idle_watts", self.cpu_idle_watts),
             ("cpu_nj_per_instruction", self.cpu_nj_per_instruction),
@@ -118,6 +153,7 @@ impl PowerConfig {
         if self.cpu_cores == 0 {
             return Err(ConfigError::new("power.cpu_cores", "must be at least 1"));
         }
+        self.validate_dram_currents()?;
         if self.cpu_active_watts < self.cpu_idle_watts {
             return Err(ConfigError::new("power.cpu_active_watts", "must be at least power.cpu_idle_watts"));
         }
@@ -137,6 +173,9 @@ pub struct Activity {
     pub channel_busy_seconds: f64,
     pub dies: u32,
     pub dram_busy_seconds: f64,
+    /// DRAM energy of the banked model (IDD currents x residency), replacing the busy/idle
+    /// estimate when set.
+    pub dram_joules: Option<f64>,
     /// Core-seconds the controller spent dispatching firmware work.
     pub cpu_busy_seconds: f64,
     /// With the firmware model on: its cores and the instructions they executed (CPU energy is
@@ -158,6 +197,9 @@ pub struct EnergySummary {
     /// window estimated from the window's pages read, programmed and erased and bytes moved;
     /// static power spread evenly).
     pub power_over_time: PowerSeries,
+    /// DRAM joules by state and operation (only with `dram.model = "banked"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dram_breakdown_joules: Option<crate::dram::DramJoules>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
@@ -185,12 +227,14 @@ impl PowerConfig {
         let nand_io = self.nand_io_volts * self.nand_io_ma / 1e3 * a.channel_busy_seconds;
         let nand_standby = self.nand_vcc_volts * self.nand_standby_ua / 1e6 * a.dies as f64 * a.seconds;
         let idle = (a.seconds - a.dram_busy_seconds).max(0.0);
-        let dram = self.dram_volts
-            * self.dram_devices as f64
-            * (self.dram_active_ma * a.dram_busy_seconds
-                + self.dram_standby_ma * idle
-                + self.dram_refresh_ma * a.seconds)
-            / 1e3;
+        let dram = a.dram_joules.unwrap_or(
+            self.dram_volts
+                * self.dram_devices as f64
+                * (self.dram_active_ma * a.dram_busy_seconds
+                    + self.dram_standby_ma * idle
+                    + self.dram_refresh_ma * a.seconds)
+                / 1e3,
+        );
         let cpu = match a.firmware {
             Some((cores, instructions)) => {
                 cores as f64 * self.cpu_idle_watts * a.seconds

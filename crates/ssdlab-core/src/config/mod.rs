@@ -5,6 +5,7 @@
 //! field path (`flash.timing.read`), and [`validate`] then checks every value against the model's
 //! limits before anything is allocated.
 
+mod dram;
 pub mod firmware;
 mod host_ocssd;
 mod host_ufs;
@@ -14,6 +15,7 @@ mod schema;
 mod units;
 mod validate;
 
+pub use dram::{DramConfig, DramModel, PagePolicy};
 pub use host_ocssd::{GcCopy, HostPlacement, OpenChannelConfig};
 pub use host_ufs::{RateSeries, UfsConfig};
 pub use precondition::{FillLayout, PreconditionConfig, PreconditionMode, DEFAULT_DRIVE_WRITES};
@@ -67,6 +69,9 @@ pub struct Config {
     /// Firmware on the controller's embedded cores (off by default).
     #[serde(default)]
     pub firmware: firmware::FirmwareConfig,
+    /// The controller's internal DRAM (MQSim's serial model by default).
+    #[serde(default)]
+    pub dram: DramConfig,
     #[serde(default)]
     pub flows: Vec<FlowConfig>,
 }

@@ -75,6 +75,7 @@ pub fn validate(config: &Config) -> Result<(), ConfigError> {
     validate_precondition(&config.precondition)?;
     config.power.validate()?;
     config.firmware.validate()?;
+    config.dram.validate(&config.cache)?;
     if config.run.stall_timeout.as_ref().is_some_and(|t| t.value == 0) {
         return Err(ConfigError::new("run.stall_timeout", "must be greater than zero"));
     }

@@ -7,7 +7,6 @@ use std::collections::VecDeque;
 use super::flash_path::sector_mask;
 use super::mapping_path::NO_TXN;
 use super::{Event, Simulation};
-use crate::cache::dram::Dram;
 use crate::cache::{CachePartition, Eviction};
 use crate::config::{CacheMode, Config, Priority, Sharing};
 use crate::flash::SECTOR_BYTES;
@@ -25,7 +24,6 @@ pub(super) struct CacheState {
     modes: Vec<CacheMode>,
     partitions: Vec<CachePartition>,
     partition_of_flow: Vec<usize>,
-    dram: Dram,
     /// Cached writes waiting for space, per partition, in arrival order.
     waiting: Vec<VecDeque<u32>>,
     pub counts: Vec<CacheCounts>,
@@ -48,7 +46,6 @@ impl CacheState {
             waiting: vec![VecDeque::new(); partitions.len()],
             partitions,
             partition_of_flow,
-            dram: Dram::new(&config.cache),
             counts: vec![CacheCounts::default(); flows],
             flushes: 0,
             writes_waited: 0,
@@ -83,10 +80,6 @@ impl CacheState {
     /// Each partition as (free, flushing, used, capacity) lines, for diagnostics.
     pub fn occupancy(&self) -> Vec<(u32, u32, u32, u32)> {
         self.partitions.iter().map(|p| (p.free(), p.flushing(), p.used(), p.capacity())).collect()
-    }
-
-    pub fn dram_busy_ps(&self) -> u64 {
-        self.dram.busy_ps
     }
 }
 
@@ -164,7 +157,9 @@ impl Simulation {
 
     /// Moves `bytes` between DRAM and the host interface for `request`.
     pub(super) fn serve_from_cache(&mut self, request: u32, bytes: u64) {
-        let done = self.cache.dram.access(self.now(), bytes);
+        let (is_read, start_sector, _) = self.request_sectors(request);
+        let address = self.dram.cache_address(start_sector * SECTOR_BYTES);
+        let done = self.dram.access(self.now(), crate::dram::DramUser::Cache, address, bytes, !is_read);
         self.set_cache_bytes(request, bytes);
         self.queue.schedule(done, Event::CacheAccessDone { request });
     }

@@ -17,12 +17,27 @@ impl Simulation {
     /// the request is split into page transactions, each translated on its own, and pages of a
     /// read that the cache holds are served from DRAM.
     pub(super) fn on_command_arrived(&mut self, request: u32) {
-        let (is_read, start, sectors) = self.request_sectors(request);
-        let flow = self.requests_flow(request);
-        let mode = self.cache.mode(flow);
+        let (is_read, _, _) = self.request_sectors(request);
+        let mode = self.cache.mode(self.requests_flow(request));
         if !is_read && mode.caches_writes() && self.cache_write(request) {
             return;
         }
+        if !is_read && self.dram.detailed() {
+            // The write data goes into a DRAM buffer before its pages go to the FTL.
+            self.buffer_write_data(request);
+            return;
+        }
+        self.split_into_pages(request);
+    }
+
+    /// Splits the request into page transactions, each translated on its own; pages of a read
+    /// that the cache holds are served from DRAM.
+    pub(super) fn split_into_pages(&mut self, request: u32) {
+        let (is_read, start, sectors) = self.request_sectors(request);
+        let flow = self.requests_flow(request);
+        let mode = self.cache.mode(flow);
+        // Time since the command arrived (the data buffer, with the banked DRAM model).
+        let buffered = self.now() - self.cache_view(request).1;
         let spp = self.ftl.geometry.sectors_per_page;
         let end = start + sectors as u64;
         let kind = if is_read { TxnKind::UserRead } else { TxnKind::UserWrite };
@@ -52,6 +67,9 @@ impl Simulation {
                 first_sector: first as u16,
                 seq: 0,
             });
+            if buffered > 0 {
+                self.spent[id as usize].add(Step::CacheDram, buffered);
+            }
             self.start_user_page(id);
         }
         if hit_bytes > 0 {
@@ -298,6 +316,9 @@ impl Simulation {
                 // A copyback program takes its data from the page register: nothing crosses the bus.
                 let per_page =
                     if self.copyback && batch.class == Class::GcWrite { 0 } else { self.timing.page_transfer_ps };
+                if per_page > 0 && self.dram.detailed() {
+                    self.buffer_page_out(die);
+                }
                 let (command, data) = (self.timing.program_command_ps * n, per_page * n);
                 let start = self.use_channel(die, command + data);
                 self.charge_batch(
@@ -342,6 +363,9 @@ impl Simulation {
         let batch = self.dies[die as usize].batch;
         self.dies[die as usize].busy = false;
         for &id in batch.ids() {
+            if self.dram.detailed() && self.buffer_page_in(id) {
+                continue;
+            }
             self.complete_txn(id);
         }
         if self.dies[die as usize].suspended.is_some() {
@@ -356,7 +380,7 @@ impl Simulation {
         }
     }
 
-    fn complete_txn(&mut self, id: u32) {
+    pub(super) fn complete_txn(&mut self, id: u32) {
         let t = *self.txns.get(id);
         match t.kind {
             TxnKind::UserRead => {

@@ -65,7 +65,17 @@ impl MappingState {
 
 impl Simulation {
     /// A new page of a host request: translate its address, through the CMT unless it is ideal.
+    /// With the banked DRAM model the lookup first reads the entry from DRAM.
     pub(super) fn start_user_page(&mut self, id: u32) {
+        if self.dram.detailed() {
+            self.read_cmt_entry(id);
+            return;
+        }
+        self.translate_user_page(id);
+    }
+
+    /// Looks the page up in the CMT (a hit, or a miss that waits for its translation page).
+    pub(super) fn translate_user_page(&mut self, id: u32) {
         let t = *self.txns.get(id);
         let flow = t.flow as usize;
         let m = &mut self.mapping;

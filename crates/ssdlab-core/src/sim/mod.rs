@@ -8,6 +8,7 @@
 //! FTL and flash half.
 
 mod cache_path;
+mod dram_path;
 mod flash_path;
 mod host_path;
 mod mapping_path;
@@ -72,6 +73,8 @@ enum Event {
     FirmwareDone { request: u32 },
     /// Open-Channel host GC: a moved page is back in the device after its trip through the host.
     HostGcPage { txn: u32 },
+    /// A banked-DRAM access a transaction or request waited for is done (see `dram_path`).
+    DramDone { wait: dram_path::DramWait, id: u32 },
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -208,6 +211,8 @@ pub struct Simulation {
     cache: cache_path::CacheState,
     /// The embedded cores, when `firmware.enabled`.
     firmware: Option<crate::firmware::Firmware>,
+    /// The controller's DRAM: data cache, and with the banked model also CMT and data buffers.
+    dram: crate::dram::Dram,
     finished: bool,
     /// Wall time spent simulating, and building the device before that.
     wall: WallDuration,
@@ -286,6 +291,7 @@ impl Simulation {
             mapping: mapping_path::MappingState::new(&config, g),
             cache: cache_path::CacheState::new(&config),
             firmware: config.firmware.enabled.then(|| crate::firmware::Firmware::new(&config.firmware)),
+            dram: crate::dram::Dram::new(&config, g.planes as u64),
             finished: false,
             wall: WallDuration::ZERO,
             setup_wall: WallDuration::ZERO,
@@ -377,6 +383,7 @@ impl Simulation {
             Event::RequestCompleted { request } => self.on_request_completed(request),
             Event::CacheAccessDone { request } => self.on_cache_access_done(request),
             Event::HostGcPage { txn } => self.on_host_gc_page(txn),
+            Event::DramDone { wait, id } => self.on_dram_done(wait, id),
         }
         Ok(())
     }

@@ -32,6 +32,7 @@ impl Simulation {
         let g = &self.ftl.geometry;
         let seconds = ps_to_seconds(self.now());
         let c = &self.counters;
+        let dram_joules = self.dram.banked().map(|d| p.banked_dram_energy(d, self.now()));
         let requests = r.device.reads.count + r.device.writes.count;
         let host_bytes = r.device.reads.bytes + r.device.writes.bytes;
         let activity = crate::power::Activity {
@@ -41,7 +42,8 @@ impl Simulation {
             erase_cell_seconds: ps_to_seconds(c.erase_cell_ps),
             channel_busy_seconds: ps_to_seconds(self.channel_busy_ps.iter().sum()),
             dies: g.dies,
-            dram_busy_seconds: ps_to_seconds(self.cache.dram_busy_ps()),
+            dram_busy_seconds: ps_to_seconds(self.dram.busy_ps()),
+            dram_joules: dram_joules.as_ref().map(|j| j.total()),
             cpu_busy_seconds: ps_to_seconds(self.firmware.as_ref().map_or(c.dispatch_ps, |fw| fw.busy_ps())),
             firmware: self.firmware.as_ref().map(|fw| (self.config.firmware.cores, fw.instructions())),
             pcie_bytes: host_bytes + requests * (crate::host::SQ_ENTRY_BYTES + crate::host::CQ_ENTRY_BYTES),
@@ -55,12 +57,13 @@ impl Simulation {
             energy_per_request_uj: if requests == 0 { 0.0 } else { total_joules / requests as f64 * 1e6 },
             by_component,
             power_over_time: Default::default(),
+            dram_breakdown_joules: None,
         };
         if let Some(ts) = &r.time_series {
             let per_op = |joules: f64, count: u64| if count == 0 { 0.0 } else { joules / count as f64 };
             let nand_ma = |ma: f64, s: f64| p.nand_vcc_volts * ma * s / 1e3;
             let io_joules = p.nand_io_volts * p.nand_io_ma / 1e3 * activity.channel_busy_seconds;
-            let per = crate::power::PerOperation {
+            let mut per = crate::power::PerOperation {
                 read_joules: per_op(nand_ma(p.nand_read_ma, activity.read_cell_seconds), c.reads),
                 program_joules: per_op(nand_ma(p.nand_program_ma, activity.program_cell_seconds), c.programs),
                 erase_joules: per_op(nand_ma(p.nand_erase_ma, activity.erase_cell_seconds), c.erases),
@@ -70,6 +73,10 @@ impl Simulation {
                     if self.firmware.is_some() { self.config.firmware.cores } else { p.cpu_cores },
                 ),
             };
+            // The banked DRAM's energy is spread evenly over the run, like static power.
+            if let Some(j) = &dram_joules {
+                per.static_watts += j.total() / seconds.max(f64::MIN_POSITIVE) - p.serial_dram_static_watts();
+            }
             let page = g.page_size_bytes as f64;
             let reads = &ts.device.reads;
             let windows = crate::power::WindowActivity {
@@ -86,6 +93,7 @@ impl Simulation {
             };
             summary.power_over_time = per.series(&windows);
         }
+        summary.dram_breakdown_joules = dram_joules;
         summary
     }
 
@@ -170,7 +178,7 @@ impl Simulation {
                 cache: CacheSummary {
                     flushes: self.cache.flushes,
                     writes_waited: self.cache.writes_waited,
-                    dram_utilisation: self.cache.dram_busy_ps() as f64 / now,
+                    dram_utilisation: self.dram.busy_ps() as f64 / now,
                 },
                 wear: WearSummary {
                     min_erase_count: self.ftl.blocks.min_erase_count(),
@@ -183,6 +191,7 @@ impl Simulation {
             },
             energy: None,
             firmware: None,
+            dram: self.dram.results(self.now()),
             time_series: Some(self.series.output(self.now(), &self.ftl.stats, &names)),
             request_records: self.records.as_ref().map(|r| r.summary()),
             host_interface: Some(crate::host::HostInterfaceSummary::new(

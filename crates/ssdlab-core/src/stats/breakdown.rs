@@ -23,7 +23,8 @@ pub enum Step {
     Firmware,
     /// Waiting for a translation page read after a cached-mapping-table miss.
     CmtMissWait,
-    /// The data cache: waiting for space for a write, and the DRAM transfer.
+    /// The data cache: waiting for space for a write, and the DRAM transfer; with the banked
+    /// DRAM model also the CMT entry read and storing page data in a DRAM buffer.
     CacheDram,
     /// Waiting in the die's transaction queue (behind other work, GC, or for free space).
     ChipQueueWait,

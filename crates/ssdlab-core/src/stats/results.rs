@@ -168,6 +168,9 @@ pub struct Results {
     /// Core utilisation and instructions executed (only with `firmware.enabled`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub firmware: Option<crate::firmware::FirmwareSummary>,
+    /// The banked DRAM's statistics (only with `dram.model = "banked"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dram: Option<crate::dram::DramResults>,
     /// Completions, latency and GC activity per window of simulated time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_series: Option<TimeSeriesResults>,
