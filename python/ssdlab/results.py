@@ -279,6 +279,31 @@ class Energy(_Document):
     power_over_time: PowerSeries
 
 
+class MergeCounts(_Document):
+    """Merges by kind; block mapping's whole-block copy-on-write counts as ``full``."""
+
+    switch: int
+    partial: int
+    full: int
+
+
+class Mapping(_Document):
+    """What a block, hybrid or super-page mapping family did (``mapping``; see docs/mapping.md)."""
+
+    family: str
+    """``block``, ``hybrid`` or ``super_page``."""
+    merges: MergeCounts
+    super_page_read_modify_writes: int
+    pages_read_by_merges: int
+    pages_copied_by_merges: int
+    erases_by_merges: int
+    host_pages_in_place: int
+    host_pages_to_log_blocks: int
+    host_pages_in_merges: int
+    writes_waited_for_merges: int
+    writes_waited_for_blocks: int
+
+
 with warnings.catch_warnings():
     # `schema` is the document's own field name; it shadows pydantic's deprecated `schema()`.
     warnings.filterwarnings("ignore", message=".*shadows an attribute in parent.*")
@@ -301,6 +326,8 @@ with warnings.catch_warnings():
         """The device's starting state (None in results older than preconditioning modes)."""
         energy: Energy | None = None
         """Only with ``power.enabled``: energy per component and power over time."""
+        mapping: Mapping | None = None
+        """Only with ``ftl.mapping`` other than ``page``: merges and where host pages went."""
         fairness: Fairness | None = None
         """Only for runs with ``alone=True`` (``ssdlab run --alone``)."""
         series: TimeSeries | None = Field(default=None, alias="time_series")
@@ -333,7 +360,14 @@ with warnings.catch_warnings():
         def to_dict(self) -> dict[str, Any]:
             """The document as plain JSON data, unknown fields included, for json or pandas."""
             document = self.model_dump(by_alias=True)
-            optionals = ("fairness", "time_series", "request_records", "energy", "precondition")
+            optionals = (
+                "fairness",
+                "time_series",
+                "request_records",
+                "energy",
+                "precondition",
+                "mapping",
+            )
             for optional in optionals:
                 if document.get(optional) is None:
                     document.pop(optional, None)

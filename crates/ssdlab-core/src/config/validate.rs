@@ -72,6 +72,7 @@ pub fn validate(config: &Config) -> Result<(), ConfigError> {
     validate_ftl(config)?;
     validate_cache(config)?;
     validate_precondition(&config.precondition)?;
+    super::mapping::validate_mapping(config)?;
     config.power.validate()?;
     if config.run.stall_timeout.as_ref().is_some_and(|t| t.value == 0) {
         return Err(ConfigError::new("run.stall_timeout", "must be greater than zero"));

@@ -170,6 +170,7 @@ impl Simulation {
                 physical_capacity_bytes: g.physical_pages * g.page_size_bytes,
             },
             energy: None,
+            mapping: self.family.as_ref().map(|f| f.summary()),
             time_series: Some(self.series.output(self.now(), &self.ftl.stats, &names)),
             request_records: self.records.as_ref().map(|r| r.summary()),
             flows,

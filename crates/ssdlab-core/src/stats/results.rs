@@ -165,6 +165,9 @@ pub struct Results {
     /// Energy per component and power over time (only with `power.enabled`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub energy: Option<crate::power::EnergySummary>,
+    /// What the block, hybrid or super-page mapping family did (absent with page mapping).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mapping: Option<super::mapping::MappingSummary>,
     /// Completions, latency and GC activity per window of simulated time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_series: Option<TimeSeriesResults>,
