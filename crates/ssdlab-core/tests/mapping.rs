@@ -61,7 +61,13 @@ fn mean_write_us(r: &Results) -> f64 {
 fn block_mapping_is_much_slower_than_page_mapping_under_small_random_writes() {
     let page = run(&device("", RANDOM_WRITES));
     let block = run(&device("mapping = \"block\"", RANDOM_WRITES));
-    eprintln!("mean write: page {:.0} us, block {:.0} us", mean_write_us(&page), mean_write_us(&block));
+    eprintln!(
+        "mean write: page {:.0} us, block {:.0} us; write amplification page {:.2}, block {:.2}",
+        mean_write_us(&page),
+        mean_write_us(&block),
+        page.device.gc.write_amplification,
+        block.device.gc.write_amplification
+    );
     assert!(page.mapping.is_none(), "page mapping writes no mapping section");
     let m = block.mapping.as_ref().expect("block mapping reports its merges");
     eprintln!("{m:?}");

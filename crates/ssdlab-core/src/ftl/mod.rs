@@ -8,6 +8,7 @@ pub mod cmt;
 pub mod gc;
 pub mod mapping;
 pub mod placement;
+pub mod super_page;
 pub mod transaction;
 pub mod tsu;
 

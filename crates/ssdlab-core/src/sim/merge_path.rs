@@ -24,6 +24,7 @@ use crate::config::{family_name, Config, MappingFamily, PreconditionMode, SuperP
 use crate::ftl::block_map::{BlockMapping, MergeKind, WritePlan};
 use crate::ftl::blocks::NO_BLOCK;
 use crate::ftl::mapping::UNMAPPED;
+use crate::ftl::super_page::SuperPages;
 use crate::ftl::transaction::{Class, Transaction, TxnKind, NO_REQUEST};
 use crate::ftl::Ftl;
 use crate::stats::mapping::{MappingSummary, MergeCounts};
@@ -560,15 +561,8 @@ impl Simulation {
             let (_, start, sectors) = self.request_sectors(t.request);
             (start / spp, (start + sectors as u64 - 1) / spp)
         };
-        let logical = self.ftl.geometry.logical_pages;
-        let base = sp as u64 * span as u64;
-        let copies: Vec<(u32, u32)> = (base..(base + span as u64).min(logical))
-            .filter(|&lpa| lpa < first || lpa > last)
-            .filter_map(|lpa| {
-                let ppa = self.ftl.map.lookup(lpa as u32);
-                (ppa != UNMAPPED).then_some((lpa as u32, ppa))
-            })
-            .collect();
+        let copies =
+            SuperPages::new(span, self.ftl.geometry.logical_pages).rest_to_rewrite(&self.ftl.map, t.lpa, first, last);
         if copies.is_empty() {
             return self.enqueue_page_write(id);
         }
