@@ -206,3 +206,41 @@ fn bad_mapping_options_are_refused_with_their_field() {
     let e = Simulation::from_toml_str(&pinned, &repo_root()).err().expect("refused").to_string();
     assert!(e.starts_with("flows[0].channels:"), "{e}");
 }
+
+#[test]
+fn families_survive_cache_flushes_large_requests_and_an_empty_drive() {
+    let flows = r#"
+[[flows]]
+name = "cached"
+cache_mode = "write"
+request_size = { mean = "24KiB", stdev = "16KiB" }
+alignment = "512B"
+working_set = 0.9
+queue_depth = 16
+requests = 2000
+[[flows]]
+name = "reader"
+read_fraction = 1.0
+request_size = "64KiB"
+working_set = 0.9
+queue_depth = 4
+requests = 500
+"#;
+    for mapping in
+        ["mapping = \"block\"", "mapping = \"hybrid\"\nlog_blocks_per_data_block = 2", "mapping = \"super_page\""]
+    {
+        for precondition in ["mode = \"fill\"", "mode = \"none\""] {
+            let text = device(mapping, flows)
+                .replace("mode = \"fill\"\noccupancy = 0.8", precondition)
+                .replace("[ftl]", "[cache]\ncapacity = \"256KiB\"\n[ftl]");
+            let mut sim = Simulation::from_toml_str(&text, &repo_root()).unwrap();
+            while !sim.step(5000).unwrap() {
+                sim.check_state_invariants().unwrap_or_else(|e| panic!("{mapping} {precondition}: {e}"));
+            }
+            sim.check_invariants().unwrap_or_else(|e| panic!("{mapping} {precondition}: {e}"));
+            let r = sim.run().unwrap();
+            assert_eq!(r.flows[0].requests, 2000, "{mapping} {precondition}");
+            assert!(r.device.cache.flushes > 0, "{mapping} {precondition}: the cache flushed through the family");
+        }
+    }
+}
