@@ -426,6 +426,31 @@ class OpenChannel(_Document):
     host_ftl: HostFtlStats
 
 
+class MergeCounts(_Document):
+    """Merges by kind; block mapping's whole-block copy-on-write counts as ``full``."""
+
+    switch: int
+    partial: int
+    full: int
+
+
+class Mapping(_Document):
+    """What a block, hybrid or super-page mapping family did (``mapping``; see docs/mapping.md)."""
+
+    family: str
+    """``block``, ``hybrid`` or ``super_page``."""
+    merges: MergeCounts
+    super_page_read_modify_writes: int
+    pages_read_by_merges: int
+    pages_copied_by_merges: int
+    erases_by_merges: int
+    host_pages_in_place: int
+    host_pages_to_log_blocks: int
+    host_pages_in_merges: int
+    writes_waited_for_merges: int
+    writes_waited_for_blocks: int
+
+
 with warnings.catch_warnings():
     # `schema` is the document's own field name; it shadows pydantic's deprecated `schema()`.
     warnings.filterwarnings("ignore", message=".*shadows an attribute in parent.*")
@@ -452,6 +477,8 @@ with warnings.catch_warnings():
         """Only with ``firmware.enabled``: core utilisation and instructions executed."""
         dram: Dram | None = None
         """Only with ``dram.model = "banked"``: row hits, accesses by user, state residency."""
+        mapping: Mapping | None = None
+        """Only with ``ftl.mapping`` other than ``page``: merges and where host pages went."""
         fairness: Fairness | None = None
         """Only for runs with ``alone=True`` (``ssdlab run --alone``)."""
         series: TimeSeries | None = Field(default=None, alias="time_series")
@@ -496,6 +523,7 @@ with warnings.catch_warnings():
                 "firmware",
                 "dram",
                 "precondition",
+                "mapping",
             )
             for optional in (*optionals, "host_interface", "open_channel"):
                 if document.get(optional) is None:

@@ -9,6 +9,7 @@ mod dram;
 pub mod firmware;
 mod host_ocssd;
 mod host_ufs;
+mod mapping;
 pub mod mqsim;
 mod precondition;
 mod schema;
@@ -18,6 +19,7 @@ mod validate;
 pub use dram::{DramConfig, DramModel, PagePolicy};
 pub use host_ocssd::{GcCopy, HostPlacement, OpenChannelConfig};
 pub use host_ufs::{RateSeries, UfsConfig};
+pub use mapping::{family_name, MappingFamily, SuperPageUpdate, DEFAULT_LOG_BLOCKS_PER_DATA_BLOCK};
 pub use precondition::{FillLayout, PreconditionConfig, PreconditionMode, DEFAULT_DRIVE_WRITES};
 pub use schema::json_schema;
 pub use units::{Bandwidth, Duration, Frequency, Rate, Size, TransferRate};
@@ -382,6 +384,15 @@ pub struct FtlConfig {
     pub gc_hard_threshold: f64,
     /// GC moves use the chip's copyback: the page stays in the plane's register, no channel transfer.
     pub copyback: bool,
+    /// Address-mapping family: `page` (default: today's page-level FTL), `block`, `hybrid` or
+    /// `super_page` (docs/mapping.md).
+    pub mapping: MappingFamily,
+    /// Hybrid: most log blocks one data block may own (default 8, SimpleSSD's baseline).
+    pub log_blocks_per_data_block: u32,
+    /// Super-page: pages per super-page, one per plane in `allocation` order (default: the planes of a die).
+    pub super_page_pages: Option<u32>,
+    /// Super-page: a partial update's `read-modify-write` (default) or `remap` (Amber's tweak).
+    pub super_page_update: SuperPageUpdate,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
@@ -419,6 +430,10 @@ impl Default for FtlConfig {
             preemptible_gc: false,
             gc_hard_threshold: 0.005,
             copyback: false,
+            mapping: MappingFamily::Page,
+            log_blocks_per_data_block: DEFAULT_LOG_BLOCKS_PER_DATA_BLOCK,
+            super_page_pages: None,
+            super_page_update: SuperPageUpdate::ReadModifyWrite,
         }
     }
 }

@@ -73,6 +73,7 @@ pub fn validate(config: &Config) -> Result<(), ConfigError> {
     validate_ftl(config)?;
     validate_cache(config)?;
     validate_precondition(&config.precondition)?;
+    super::mapping::validate_mapping(config)?;
     config.power.validate()?;
     config.firmware.validate()?;
     config.dram.validate(&config.cache)?;

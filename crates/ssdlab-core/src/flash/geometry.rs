@@ -65,8 +65,9 @@ impl Geometry {
         let physical_pages = blocks as u64 * f.pages_per_block as u64;
         let logical_pages = ((physical_pages as f64) * (1.0 - config.ftl.over_provisioning)).floor() as u64;
         let entries_per_translation_page = f.page_size.value / crate::ftl::cmt::TRANSLATION_ENTRY_BYTES;
-        let translation_pages =
-            if config.ftl.ideal_mapping { 0 } else { logical_pages.div_ceil(entries_per_translation_page) };
+        // The block, hybrid and super-page families keep their (small) tables in DRAM.
+        let in_dram = config.ftl.ideal_mapping || config.ftl.mapping != crate::config::MappingFamily::Page;
+        let translation_pages = if in_dram { 0 } else { logical_pages.div_ceil(entries_per_translation_page) };
         Self {
             channels: f.channels,
             chips_per_channel: f.chips_per_channel,

@@ -144,6 +144,36 @@ impl BlockManager {
         (block * self.pages_per_block + page, opened)
     }
 
+    /// Takes an erased block of `plane` out of the free pool for the block-mapped families (the
+    /// least-erased one with dynamic wear leveling), or `None` when the pool is empty.
+    pub fn open_block(&mut self, plane: u32) -> Option<u32> {
+        let p = &mut self.planes[plane as usize];
+        let index = if self.dynamic_wear_leveling {
+            let counts = &self.erase_count;
+            (0..p.free.len()).min_by_key(|&i| (counts[p.free[i] as usize], i))?
+        } else {
+            0
+        };
+        let block = p.free.remove(index)?;
+        self.state[block as usize] = BlockState::Open;
+        Some(block)
+    }
+
+    /// Programs page `page` of an open block (block-mapped families: a page has a fixed offset).
+    /// Pages are programmed in order, so pages skipped below `page` can no longer be written
+    /// until the block is erased: they count as invalid.
+    pub fn program_at(&mut self, block: u32, page: u32, now: SimTime) -> u32 {
+        let b = block as usize;
+        debug_assert!(page >= self.write_ptr[b] as u32 && page < self.pages_per_block);
+        self.write_ptr[b] = page as u16 + 1;
+        self.valid[b] += 1;
+        if page + 1 == self.pages_per_block {
+            self.state[b] = BlockState::Full;
+            self.closed_at[b] = now;
+        }
+        block * self.pages_per_block + page
+    }
+
     /// Records that a page of `block` no longer holds current data.
     #[inline]
     pub fn invalidate(&mut self, ppa: u32) {

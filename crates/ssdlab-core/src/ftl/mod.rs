@@ -2,11 +2,13 @@
 //! transaction scheduling unit. The simulation drives it; the FTL owns the device's logical and
 //! physical state.
 
+pub mod block_map;
 pub mod blocks;
 pub mod cmt;
 pub mod gc;
 pub mod mapping;
 pub mod placement;
+pub mod super_page;
 pub mod transaction;
 pub mod tsu;
 
@@ -15,7 +17,7 @@ use gc::VictimSelector;
 use mapping::{PageMap, UNMAPPED};
 use placement::Placement;
 
-use crate::config::{Config, FillLayout, PreconditionMode};
+use crate::config::{Config, FillLayout, MappingFamily, PreconditionMode};
 use crate::engine::RandomStream;
 use crate::flash::Geometry;
 use crate::time::SimTime;
@@ -95,7 +97,9 @@ impl Ftl {
         // block would scan the pool for nothing at every block opened.
         let dynamic = std::mem::replace(&mut ftl.blocks.dynamic_wear_leveling, false);
         // `steady` and `simulate` need the workload; the simulation runs them once it is built.
-        if config.precondition.mode == PreconditionMode::Fill {
+        // The block-mapped families fill their own way (`sim/merge_path.rs`).
+        let block_mapped = matches!(config.ftl.mapping, MappingFamily::Block | MappingFamily::Hybrid);
+        if config.precondition.mode == PreconditionMode::Fill && !block_mapped {
             ftl.fill(config.precondition.occupancy, config.precondition.layout.unwrap_or(FillLayout::Packed));
         }
         ftl.blocks.dynamic_wear_leveling = dynamic;

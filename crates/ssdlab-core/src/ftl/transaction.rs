@@ -21,6 +21,12 @@ pub enum TxnKind {
     MappingRead,
     /// A write-back of a translation page (dirty CMT eviction, or map updates from GC).
     MappingWrite,
+    /// Block-mapped families: a merge reads a page it copies (or a super-page update reads a
+    /// page it rewrites), programs the copy, and erases a block it has emptied. Their
+    /// `request` field holds the merge's id.
+    MergeRead,
+    MergeWrite,
+    MergeErase,
 }
 
 impl TxnKind {
@@ -29,9 +35,9 @@ impl TxnKind {
     pub fn class(self) -> Class {
         match self {
             TxnKind::UserRead | TxnKind::RmwRead => Class::UserRead,
-            TxnKind::GcRead => Class::GcRead,
-            TxnKind::GcWrite => Class::GcWrite,
-            TxnKind::Erase => Class::Erase,
+            TxnKind::GcRead | TxnKind::MergeRead => Class::GcRead,
+            TxnKind::GcWrite | TxnKind::MergeWrite => Class::GcWrite,
+            TxnKind::Erase | TxnKind::MergeErase => Class::Erase,
             TxnKind::UserWrite => Class::UserWrite,
             TxnKind::MappingRead => Class::MappingRead,
             TxnKind::MappingWrite => Class::MappingWrite,
@@ -40,7 +46,10 @@ impl TxnKind {
 
     #[inline]
     pub fn is_read(self) -> bool {
-        matches!(self, TxnKind::UserRead | TxnKind::RmwRead | TxnKind::GcRead | TxnKind::MappingRead)
+        matches!(
+            self,
+            TxnKind::UserRead | TxnKind::RmwRead | TxnKind::GcRead | TxnKind::MappingRead | TxnKind::MergeRead
+        )
     }
 }
 

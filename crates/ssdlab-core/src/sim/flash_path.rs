@@ -133,6 +133,14 @@ impl Simulation {
     /// A host or translation-page write takes its page when it reaches the die queue, so pages of
     /// a block are programmed in order. If the plane has no room it waits until GC frees a block.
     pub(super) fn enqueue_write(&mut self, id: u32) {
+        if self.family.is_some() && self.txns.get(id).kind == TxnKind::UserWrite {
+            return self.family_write(id);
+        }
+        self.enqueue_page_write(id);
+    }
+
+    /// [`Self::enqueue_write`] under page allocation.
+    pub(super) fn enqueue_page_write(&mut self, id: u32) {
         let plane = self.txns.get(id).plane;
         if self.stalled_writes[plane as usize].is_empty() && self.ftl.can_write(plane) {
             self.place_write(id);
@@ -146,8 +154,14 @@ impl Simulation {
         let ppa = self.ftl.write(t.lpa, t.plane, Self::write_stream(t.kind), self.queue.now());
         self.txns.get_mut(id).ppa = ppa;
         self.push_to_die(id, t.kind.class(), t.plane);
-        if t.kind == TxnKind::UserWrite {
-            self.note_host_map_update(t.flow as usize, t.lpa);
+        match t.kind {
+            TxnKind::UserWrite => self.note_host_map_update(t.flow as usize, t.lpa),
+            // A super-page update's copy of a page it did not change: a copy, not a host page.
+            TxnKind::MergeWrite => {
+                self.ftl.stats.user_programs -= 1;
+                self.ftl.stats.gc_programs += 1;
+            }
+            _ => {}
         }
         if self.ftl.needs_gc(t.plane) {
             self.start_gc(t.plane);
@@ -382,6 +396,9 @@ impl Simulation {
 
     pub(super) fn complete_txn(&mut self, id: u32) {
         let t = *self.txns.get(id);
+        if self.family.is_some() && t.kind == TxnKind::UserWrite {
+            self.family_write_done(id, &t);
+        }
         match t.kind {
             TxnKind::UserRead => {
                 self.txns.remove(id);
@@ -433,6 +450,10 @@ impl Simulation {
             }
             TxnKind::MappingWrite => {
                 self.txns.remove(id);
+            }
+            TxnKind::MergeRead | TxnKind::MergeWrite | TxnKind::MergeErase => {
+                self.txns.remove(id);
+                self.on_merge_txn_done(&t);
             }
             TxnKind::Erase => {
                 self.txns.remove(id);

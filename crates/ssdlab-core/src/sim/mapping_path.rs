@@ -45,7 +45,7 @@ impl MappingState {
             }
         };
         Self {
-            ideal: config.ftl.ideal_mapping,
+            ideal: config.ftl.ideal_mapping || config.ftl.mapping != crate::config::MappingFamily::Page,
             partitions,
             partition_of_flow,
             epochs: vec![0; geometry.translation_pages as usize],

@@ -12,6 +12,7 @@ mod dram_path;
 mod flash_path;
 mod host_path;
 mod mapping_path;
+mod merge_path;
 mod open_channel_path;
 mod precondition_path;
 mod report;
@@ -208,6 +209,8 @@ pub struct Simulation {
     last_progress: SimTime,
     stall_timeout_ps: u64,
     mapping: mapping_path::MappingState,
+    /// Block, hybrid or super-page mapping (`None`: page mapping).
+    family: Option<Box<merge_path::FamilyState>>,
     cache: cache_path::CacheState,
     /// The embedded cores, when `firmware.enabled`.
     firmware: Option<crate::firmware::Firmware>,
@@ -239,7 +242,8 @@ impl Simulation {
         let setup_started = Instant::now();
         check_memory(&geometry)?;
         let fill_started = Instant::now();
-        let ftl = Ftl::new(&config, geometry, placement).map_err(|reason| ConfigError::new("flash", reason))?;
+        let mut ftl = Ftl::new(&config, geometry, placement).map_err(|reason| ConfigError::new("flash", reason))?;
+        let family = merge_path::FamilyState::build(&config, &mut ftl);
         let fill_seconds = fill_started.elapsed().as_secs_f64();
         let g = &ftl.geometry;
         let idle = DieState {
@@ -289,6 +293,7 @@ impl Simulation {
             last_progress: 0,
             stall_timeout_ps: config.run.stall_timeout.as_ref().map_or(10 * crate::time::PS_PER_S, |d| d.value),
             mapping: mapping_path::MappingState::new(&config, g),
+            family,
             cache: cache_path::CacheState::new(&config),
             firmware: config.firmware.enabled.then(|| crate::firmware::Firmware::new(&config.firmware)),
             dram: crate::dram::Dram::new(&config, g.planes as u64),

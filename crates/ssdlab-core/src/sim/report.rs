@@ -192,6 +192,7 @@ impl Simulation {
             energy: None,
             firmware: None,
             dram: self.dram.results(self.now()),
+            mapping: self.family.as_ref().map(|f| f.summary()),
             time_series: Some(self.series.output(self.now(), &self.ftl.stats, &names)),
             request_records: self.records.as_ref().map(|r| r.summary()),
             host_interface: Some(crate::host::HostInterfaceSummary::new(

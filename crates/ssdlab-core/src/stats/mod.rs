@@ -6,6 +6,7 @@
 //! last completion, never by whole seconds.
 
 pub mod breakdown;
+pub mod mapping;
 pub mod records;
 pub mod results;
 pub mod timeseries;

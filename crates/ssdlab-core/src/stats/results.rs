@@ -171,6 +171,9 @@ pub struct Results {
     /// The banked DRAM's statistics (only with `dram.model = "banked"`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dram: Option<crate::dram::DramResults>,
+    /// What the block, hybrid or super-page mapping family did (absent with page mapping).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mapping: Option<super::mapping::MappingSummary>,
     /// Completions, latency and GC activity per window of simulated time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_series: Option<TimeSeriesResults>,

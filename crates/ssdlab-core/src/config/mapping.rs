@@ -1,0 +1,156 @@
+//! `ftl.mapping` and its parameters: which address-mapping family the FTL uses (see
+//! docs/mapping.md), and the checks that keep a family away from options it cannot honour.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{Config, ConfigError, FillLayout, PreconditionMode};
+
+/// Default of `ftl.log_blocks_per_data_block`: SimpleSSD's baseline hybrid FTL lets each data
+/// block own up to 8 log blocks.
+pub const DEFAULT_LOG_BLOCKS_PER_DATA_BLOCK: u32 = 8;
+
+/// The address-mapping family of the FTL.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum MappingFamily {
+    /// One entry per logical page (DFTL-style cached mapping table, or `ideal_mapping`).
+    #[default]
+    Page,
+    /// One entry per logical block: a page lives at its fixed offset of its block, and an update
+    /// the block cannot take in place copies the whole block to a new one (a merge).
+    Block,
+    /// Block-mapped data blocks plus page-mapped log blocks that absorb updates; full log blocks
+    /// are reclaimed by switch, partial or full merges.
+    Hybrid,
+    /// One entry per super-page (pages at the same offset across the planes it spans, Amber).
+    SuperPage,
+}
+
+/// What a write that covers only part of a super-page does.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum SuperPageUpdate {
+    /// One entry per super-page: the super-page's other valid pages are read and written again
+    /// with the new data, so the whole super-page moves to a new place.
+    #[default]
+    ReadModifyWrite,
+    /// Amber's random-I/O tweak: only the updated pages are written, each to the next free page
+    /// of its own plane; the entry keeps one pointer per page of the super-page.
+    Remap,
+}
+
+/// Checks the mapping parameters and the options each family cannot honour.
+pub fn validate_mapping(config: &Config) -> Result<(), ConfigError> {
+    let ftl = &config.ftl;
+    if ftl.log_blocks_per_data_block == 0 {
+        return Err(ConfigError::new("ftl.log_blocks_per_data_block", "must be at least 1, got 0"));
+    }
+    if ftl.log_blocks_per_data_block > 64 {
+        return Err(ConfigError::new(
+            "ftl.log_blocks_per_data_block",
+            format!("must be at most 64, got {}", ftl.log_blocks_per_data_block),
+        ));
+    }
+    if ftl.log_blocks_per_data_block != DEFAULT_LOG_BLOCKS_PER_DATA_BLOCK && ftl.mapping != MappingFamily::Hybrid {
+        return Err(ConfigError::new(
+            "ftl.log_blocks_per_data_block",
+            format!("applies to ftl.mapping = \"hybrid\" only, not \"{}\"", family_name(ftl.mapping)),
+        ));
+    }
+    let planes = config.flash.channels
+        * config.flash.chips_per_channel
+        * config.flash.dies_per_chip
+        * config.flash.planes_per_die;
+    if let Some(n) = ftl.super_page_pages {
+        if ftl.mapping != MappingFamily::SuperPage {
+            return Err(ConfigError::new(
+                "ftl.super_page_pages",
+                format!("applies to ftl.mapping = \"super_page\" only, not \"{}\"", family_name(ftl.mapping)),
+            ));
+        }
+        if n == 0 || planes == 0 || !planes.is_multiple_of(n) {
+            return Err(ConfigError::new(
+                "ftl.super_page_pages",
+                format!(
+                    "must be at least 1 and divide the device's {planes} planes (a super-page holds one page per plane it spans), got {n}"
+                ),
+            ));
+        }
+    }
+    if ftl.super_page_update != SuperPageUpdate::default() && ftl.mapping != MappingFamily::SuperPage {
+        return Err(ConfigError::new(
+            "ftl.super_page_update",
+            format!("applies to ftl.mapping = \"super_page\" only, not \"{}\"", family_name(ftl.mapping)),
+        ));
+    }
+    if ftl.mapping == MappingFamily::Page {
+        return Ok(());
+    }
+    let family = family_name(ftl.mapping);
+    match config.precondition.mode {
+        PreconditionMode::Steady | PreconditionMode::Simulate => {
+            return Err(ConfigError::new(
+                "precondition",
+                format!(
+                    "mode \"{}\" ages a page-mapped FTL; with ftl.mapping = \"{family}\" use precondition = \"fill\" (a freshly filled drive) or \"none\"",
+                    if config.precondition.mode == PreconditionMode::Steady { "steady" } else { "simulate" }
+                ),
+            ));
+        }
+        PreconditionMode::Fill if config.precondition.layout == Some(FillLayout::Spread) => {
+            return Err(ConfigError::new(
+                "precondition.layout",
+                format!("\"spread\" lays out a page-mapped drive; with ftl.mapping = \"{family}\" use \"packed\""),
+            ));
+        }
+        _ => {}
+    }
+    for (i, flow) in config.flows.iter().enumerate() {
+        let pinned =
+            [("channels", &flow.channels), ("chips", &flow.chips), ("dies", &flow.dies), ("planes", &flow.planes)];
+        if let Some((field, _)) = pinned.iter().find(|(_, ids)| ids.is_some()) {
+            return Err(ConfigError::new(
+                format!("flows[{i}].{field}"),
+                format!(
+                    "pins a flow's page allocation, which ftl.mapping = \"{family}\" does not do (a logical block or super-page has a fixed place); use ftl.mapping = \"page\""
+                ),
+            ));
+        }
+    }
+    if ftl.mapping == MappingFamily::SuperPage {
+        return Ok(());
+    }
+    if ftl.preemptible_gc {
+        return Err(ConfigError::new(
+            "ftl.preemptible_gc",
+            format!("applies to the page-mapped FTL's GC; ftl.mapping = \"{family}\" reclaims space by merges, which are not preemptible"),
+        ));
+    }
+    // Every logical block needs a physical block of its plane, and a merge needs one more.
+    let f = &config.flash;
+    let physical_pages = planes as u64 * f.blocks_per_plane as u64 * f.pages_per_block as u64;
+    let logical_pages = ((physical_pages as f64) * (1.0 - ftl.over_provisioning)).floor() as u64;
+    let logical_blocks = logical_pages.div_ceil(f.pages_per_block as u64);
+    let per_plane = logical_blocks.div_ceil(planes.max(1) as u64);
+    if per_plane + 2 > f.blocks_per_plane as u64 {
+        return Err(ConfigError::new(
+            "ftl.over_provisioning",
+            format!(
+                "with ftl.mapping = \"{family}\" each plane holds up to {per_plane} logical blocks in its {} blocks; merges need at least 2 spare blocks per plane, so raise the over-provisioning",
+                f.blocks_per_plane
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The name of a family as it is written in the configuration.
+pub fn family_name(family: MappingFamily) -> &'static str {
+    match family {
+        MappingFamily::Page => "page",
+        MappingFamily::Block => "block",
+        MappingFamily::Hybrid => "hybrid",
+        MappingFamily::SuperPage => "super_page",
+    }
+}
