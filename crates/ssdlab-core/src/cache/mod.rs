@@ -194,6 +194,11 @@ impl CachePartition {
             }
         }
     }
+
+    /// The sectors the line of `lpa` holds, if there is one (no LRU update; data emulation).
+    pub fn sectors_of(&self, lpa: u32) -> Option<u64> {
+        self.index.get(&lpa).map(|&s| self.lines[s as usize].sectors)
+    }
 }
 
 #[cfg(test)]

@@ -5,12 +5,14 @@
 //! field path (`flash.timing.read`), and [`validate`] then checks every value against the model's
 //! limits before anything is allocated.
 
+mod data;
 pub mod mqsim;
 mod precondition;
 mod schema;
 mod units;
 mod validate;
 
+pub use data::DataConfig;
 pub use precondition::{FillLayout, PreconditionConfig, PreconditionMode, DEFAULT_DRIVE_WRITES};
 pub use schema::json_schema;
 pub use units::{Bandwidth, Duration, Rate, Size, TransferRate};
@@ -59,6 +61,9 @@ pub struct Config {
     /// Energy and power model (off by default).
     #[serde(default)]
     pub power: crate::power::PowerConfig,
+    /// Data transfer emulation: stored bytes and read checks (off by default).
+    #[serde(default)]
+    pub data: DataConfig,
     #[serde(default)]
     pub flows: Vec<FlowConfig>,
 }

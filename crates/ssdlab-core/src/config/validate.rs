@@ -73,6 +73,7 @@ pub fn validate(config: &Config) -> Result<(), ConfigError> {
     validate_cache(config)?;
     validate_precondition(&config.precondition)?;
     config.power.validate()?;
+    config.data.validate(config.flash.page_size.value)?;
     if config.run.stall_timeout.as_ref().is_some_and(|t| t.value == 0) {
         return Err(ConfigError::new("run.stall_timeout", "must be greater than zero"));
     }

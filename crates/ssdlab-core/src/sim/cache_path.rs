@@ -157,6 +157,7 @@ impl Simulation {
             let first = start.max(page_start) - page_start;
             let covered = (end.min(page_start + spp) - page_start - first) as u32;
             self.cache.partitions[p].write(lpa as u32, sector_mask(first, covered), flow);
+            self.data_cache_write(request, p, lpa as u32);
         }
         self.serve_from_cache(request, (end - start) * SECTOR_BYTES);
         self.set_pending(request, 1);
@@ -225,6 +226,17 @@ impl Simulation {
         let p = self.cache.partition_of_flow[flow];
         self.cache.partitions[p].flush_done(lpa);
         self.admit_waiting_writes(p);
+    }
+}
+
+/// What data emulation needs to see (see `data_path`).
+impl CacheState {
+    pub(super) fn partition_of(&self, flow: usize) -> usize {
+        self.partition_of_flow[flow]
+    }
+
+    pub(super) fn partitions(&self) -> &[CachePartition] {
+        &self.partitions
     }
 }
 

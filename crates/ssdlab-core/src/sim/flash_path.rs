@@ -35,6 +35,7 @@ impl Simulation {
             let covered = (end.min(page_start + spp) - page_start - first) as u32;
             if is_read && mode != CacheMode::Off && self.cache.read_hit(flow, lpa as u32, sector_mask(first, covered)) {
                 hit_bytes += covered as u64 * SECTOR_BYTES;
+                self.data_cache_read(request, lpa as u32, first, covered);
                 continue;
             }
             pending += 1;
@@ -125,7 +126,11 @@ impl Simulation {
 
     fn place_write(&mut self, id: u32) {
         let t = *self.txns.get(id);
+        let old = self.data.as_ref().map(|_| self.ftl.map.lookup(t.lpa));
         let ppa = self.ftl.write(t.lpa, t.plane, Self::write_stream(t.kind), self.queue.now());
+        if let Some(old) = old {
+            self.data_program(&t, old, ppa);
+        }
         self.txns.get_mut(id).ppa = ppa;
         self.push_to_die(id, t.kind.class(), t.plane);
         if t.kind == TxnKind::UserWrite {
@@ -350,7 +355,8 @@ impl Simulation {
             TxnKind::UserRead => {
                 self.txns.remove(id);
                 let sent = self.send_read_data(t.sectors as u64 * SECTOR_BYTES);
-                self.cache.fill_after_read(t.flow as usize, t.lpa, sector_mask(t.first_sector as u64, t.sectors));
+                // Checks the data (with `[data] emulate`) and lets the cache keep the page.
+                self.data_flash_read_done(id, &t);
                 let spent = self.spent[id as usize];
                 self.finish_part(t.request, &spent, sent);
             }
@@ -403,6 +409,7 @@ impl Simulation {
             TxnKind::Erase => {
                 self.txns.remove(id);
                 let block = self.ftl.geometry.block_of_ppa(t.ppa);
+                self.data_erase(t.ppa);
                 self.series.sample_gc(self.now(), &self.ftl.stats);
                 self.ftl.finish_gc(block);
                 self.retry_stalled_writes(t.plane);
@@ -433,6 +440,7 @@ impl Simulation {
             return;
         }
         let ppa = self.ftl.write(t.lpa, t.plane, Stream::Gc, self.queue.now());
+        self.data_move(t.ppa, ppa);
         self.txns.get_mut(id).ppa = ppa;
         self.push_to_die(id, Class::GcWrite, t.plane);
         self.note_gc_map_update(t.lpa);

@@ -170,6 +170,7 @@ impl Simulation {
                 physical_capacity_bytes: g.physical_pages * g.page_size_bytes,
             },
             energy: None,
+            data: self.data_summary(),
             time_series: Some(self.series.output(self.now(), &self.ftl.stats, &names)),
             request_records: self.records.as_ref().map(|r| r.summary()),
             flows,
@@ -200,6 +201,7 @@ impl Simulation {
 
     fn result_warnings(&self) -> Vec<String> {
         let mut warnings = self.warnings.clone();
+        warnings.extend(self.data_warnings());
         let window = self.config.run.time_series_window.as_ref().map(|w| w.value);
         warnings.extend(self.series.warning(window));
         match &self.records {
