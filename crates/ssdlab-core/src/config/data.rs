@@ -37,7 +37,10 @@ impl DataConfig {
     /// Checks the section against the page size (a page is the unit stored).
     pub fn validate(&self, page_size_bytes: u64) -> Result<(), ConfigError> {
         if self.spill_dir.as_deref().is_some_and(|d| d.trim().is_empty()) {
-            return Err(ConfigError::new("data.spill_dir", "must name a folder (leave it out for the system's temporary folder)"));
+            return Err(ConfigError::new(
+                "data.spill_dir",
+                "must name a folder (leave it out for the system's temporary folder)",
+            ));
         }
         if !self.emulate {
             return Ok(());

@@ -156,7 +156,10 @@ mod tests {
         // A write over the whole page makes it uniform again.
         let v3 = s.write_submitted(6, 12);
         s.write_completed(6, 12, v3);
-        assert_eq!((s.version(0, 5), s.version(0, 6), s.version(1, 2), s.version(2, 1), s.version(2, 2)), (0, v3, v3, v3, 0));
+        assert_eq!(
+            (s.version(0, 5), s.version(0, 6), s.version(1, 2), s.version(2, 1), s.version(2, 2)),
+            (0, v3, v3, v3, 0)
+        );
         assert!(s.mixed.len() == 2 && !s.mixed.contains_key(&1));
     }
 

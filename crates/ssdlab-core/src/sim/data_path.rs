@@ -30,7 +30,10 @@ pub(super) fn build(
             if !dir.is_dir() {
                 return Err(ConfigError::new(
                     "data.spill_dir",
-                    format!("{} is not a folder (create it, or leave the key out for the system's temporary folder)", dir.display()),
+                    format!(
+                        "{} is not a folder (create it, or leave the key out for the system's temporary folder)",
+                        dir.display()
+                    ),
                 ));
             }
             dir
@@ -108,22 +111,23 @@ impl Simulation {
         }
     }
 
-    /// A user read's page came off flash: check it (with any cached sectors laid over it), then
-    /// let the cache keep it as it would without emulation.
+    /// A user read's page came off flash: check it (with any cached sectors laid over it: the
+    /// newest data of a sector may be in a cache line, of this flow's partition or another's,
+    /// and a controller must return it), then let the cache keep it as without emulation.
     pub(super) fn data_flash_read_done(&mut self, id: u32, t: &Transaction) {
         let (flow, first, count) = (t.flow as usize, t.first_sector as usize, t.sectors as usize);
         let read_mask = sector_mask(first as u64, t.sectors);
         let Some(d) = self.data.as_deref_mut() else {
-            self.cache.fill_after_read(flow, t.lpa, read_mask);
+            self.fill_cache_after_read(t);
             return;
         };
         let at = ps_to_seconds(self.queue.now());
         let p = self.cache.partition_of(flow);
         let source = d.load_flash_read(id, t.ppa);
-        let cached = self.cache.partitions()[p].sectors_of(t.lpa).unwrap_or(0);
-        let from_cache = d.overlay_cache_line(p, t.lpa, cached);
+        let from_cache = overlay_cached_sectors(d, &self.cache, t.lpa);
         d.check(t.request, t.lpa, first, count, source, from_cache, &self.flows[flow].name, at);
-        self.cache.fill_after_read(flow, t.lpa, read_mask);
+        self.fill_cache_after_read(t);
+        let Some(d) = self.data.as_deref_mut() else { return };
         let part = &self.cache.partitions()[p];
         if part.sectors_of(t.lpa).is_some_and(|m| m & read_mask == read_mask) {
             d.fill_cache_line(p, t.lpa, read_mask);
@@ -166,22 +170,20 @@ impl Simulation {
         self.data.as_deref().map(|d| d.warnings()).unwrap_or_default()
     }
 
-    /// The bytes a read of `sectors` sectors from `lba` would return now, as flow `flow` sees
-    /// the cache (only with `[data] emulate`): what the FTL maps, with cached sectors over it.
-    pub fn read_back(&mut self, lba: u64, sectors: u32, flow: usize) -> Result<Vec<u8>, String> {
+    /// The bytes a read of `sectors` sectors from `lba` would return now (only with `[data]
+    /// emulate`): what the FTL maps, with cached sectors over it.
+    pub fn read_back(&mut self, lba: u64, sectors: u32) -> Result<Vec<u8>, String> {
         let g = &self.ftl.geometry;
         let spp = g.sectors_per_page;
         let logical_sectors = g.logical_pages * spp;
-        if flow >= self.flows.len() {
-            return Err(format!("flow {flow}: the run has {} flows", self.flows.len()));
-        }
         if sectors == 0 || lba.checked_add(sectors as u64).is_none_or(|end| end > logical_sectors) {
-            return Err(format!("sectors {lba}..{lba}+{sectors} are not within the device's {logical_sectors} sectors"));
+            return Err(format!(
+                "sectors {lba}..{lba}+{sectors} are not within the device's {logical_sectors} sectors"
+            ));
         }
         let Some(d) = self.data.as_deref_mut() else {
             return Err("data.emulate is off: the device keeps no bytes".to_string());
         };
-        let p = self.cache.partition_of(flow);
         let end = lba + sectors as u64;
         let mut bytes = Vec::with_capacity(sectors as usize * crate::data::content::SECTOR);
         for lpa in lba / spp..=(end - 1) / spp {
@@ -190,8 +192,7 @@ impl Simulation {
                 d.note_unmapped_read(u32::MAX);
             }
             let _: ReadSource = d.load_flash_read(u32::MAX, ppa);
-            let cached = self.cache.partitions()[p].sectors_of(lpa as u32).unwrap_or(0);
-            d.overlay_cache_line(p, lpa as u32, cached);
+            overlay_cached_sectors(d, &self.cache, lpa as u32);
             let first = lba.max(lpa * spp) - lpa * spp;
             let last = end.min((lpa + 1) * spp) - lpa * spp;
             bytes.extend_from_slice(d.page_sectors(first as usize, (last - first) as usize));
@@ -212,4 +213,17 @@ impl Simulation {
             _ => false,
         }
     }
+}
+
+/// Lays every cache line's sectors of page `lpa` over the page just read; returns the sectors
+/// that came from the cache. Partitions agree on a sector they both hold: a write into one
+/// takes the sector out of the others (`CacheState::forget`).
+fn overlay_cached_sectors(d: &mut DataEmulation, cache: &super::cache_path::CacheState, lpa: u32) -> u64 {
+    let mut from_cache = 0;
+    for (p, part) in cache.partitions().iter().enumerate() {
+        if let Some(mask) = part.sectors_of(lpa) {
+            from_cache |= d.overlay_cache_line(p, lpa, mask);
+        }
+    }
+    from_cache
 }

@@ -135,6 +135,15 @@ impl Simulation {
         self.push_to_die(id, t.kind.class(), t.plane);
         if t.kind == TxnKind::UserWrite {
             self.note_host_map_update(t.flow as usize, t.lpa);
+            if t.request != NO_REQUEST {
+                // Written past the cache: cached copies of these sectors are older now.
+                let (_, start, sectors) = self.request_sectors(t.request);
+                let spp = self.ftl.geometry.sectors_per_page;
+                let page_start = t.lpa as u64 * spp;
+                let first = start.max(page_start);
+                let end = (start + sectors as u64).min(page_start + spp);
+                self.cache.forget(t.lpa, sector_mask(first - page_start, (end - first) as u32), None);
+            }
         }
         if self.ftl.needs_gc(t.plane) {
             self.start_gc(t.plane);
@@ -419,6 +428,15 @@ impl Simulation {
                     self.collect(t.plane, victim);
                 }
             }
+        }
+    }
+
+    /// Lets the cache keep the page a user read brought in, unless a write has remapped the page
+    /// since the read was translated: the data read is then older than what flash holds.
+    pub(super) fn fill_cache_after_read(&mut self, t: &Transaction) {
+        let now_at = self.ftl.map.lookup(t.lpa);
+        if now_at == t.ppa || now_at == UNMAPPED {
+            self.cache.fill_after_read(t.flow as usize, t.lpa, sector_mask(t.first_sector as u64, t.sectors));
         }
     }
 
