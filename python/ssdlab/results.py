@@ -279,6 +279,32 @@ class Energy(_Document):
     power_over_time: PowerSeries
 
 
+class DataMismatch(_Document):
+    """The first read sector that did not hold what the host last wrote."""
+
+    lba: int
+    source: str
+    """``flash`` (physical page ``ppa``), ``cache`` or ``unmapped``."""
+    ppa: int | None
+    flow: str
+    expected: str
+    found: str
+    at_seconds: float
+
+
+class DataEmulation(_Document):
+    """Read checks and stored pages (``data``; only with ``data.emulate``)."""
+
+    verified_sectors: int
+    mismatched_sectors: int
+    skipped_sectors: int
+    """Read sectors whose content the host's order leaves undefined (a write in flight)."""
+    stored_pages: int
+    spilled_pages: int
+    memory_bytes: int
+    first_mismatch: DataMismatch | None = None
+
+
 with warnings.catch_warnings():
     # `schema` is the document's own field name; it shadows pydantic's deprecated `schema()`.
     warnings.filterwarnings("ignore", message=".*shadows an attribute in parent.*")
@@ -301,6 +327,8 @@ with warnings.catch_warnings():
         """The device's starting state (None in results older than preconditioning modes)."""
         energy: Energy | None = None
         """Only with ``power.enabled``: energy per component and power over time."""
+        data: DataEmulation | None = None
+        """Only with ``data.emulate``: what the read checks found (see docs/data-emulation.md)."""
         fairness: Fairness | None = None
         """Only for runs with ``alone=True`` (``ssdlab run --alone``)."""
         series: TimeSeries | None = Field(default=None, alias="time_series")
@@ -333,7 +361,14 @@ with warnings.catch_warnings():
         def to_dict(self) -> dict[str, Any]:
             """The document as plain JSON data, unknown fields included, for json or pandas."""
             document = self.model_dump(by_alias=True)
-            optionals = ("fairness", "time_series", "request_records", "energy", "precondition")
+            optionals = (
+                "fairness",
+                "time_series",
+                "request_records",
+                "energy",
+                "precondition",
+                "data",
+            )
             for optional in optionals:
                 if document.get(optional) is None:
                     document.pop(optional, None)
