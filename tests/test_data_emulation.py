@@ -11,11 +11,12 @@ from ssdlab import ConfigError, Results, _core, simulate
 
 
 def _emulating(**flow) -> dict:
-    """The small device, mostly written, with a random reader/writer of partial pages."""
-    spec = {"read_fraction": 0.5, "request_size": "6KiB", "requests": 4000, "queue_depth": 1}
+    """The small device cut to 16 MiB, with a random reader/writer of partial pages."""
+    spec = {"read_fraction": 0.4, "request_size": "6KiB", "requests": 6000, "queue_depth": 1}
     spec.update(flow)
     config = small_config(**spec)
-    config["flash"]["blocks_per_plane"] = 16
+    config["flash"].update({"blocks_per_plane": 32, "pages_per_block": 16})
+    config["ftl"]["over_provisioning"] = 0.15
     config["precondition"] = "none"
     config["data"] = {"emulate": True}
     return config

@@ -170,45 +170,44 @@ impl DataEmulation {
         }
     }
 
-    /// Writes the content of host write `request` (sectors `start..start + sectors`) into the
-    /// part of page `lpa` it covers, in `self.page`.
-    fn fill_write(&mut self, request: u32, lpa: u32, start_sector: u64, sectors: u32) {
-        let version = self.requests[request as usize].version;
+    /// Stores at `key` the page's content there (or at `from` first, if given) with host write
+    /// `request`'s sectors (`start..start + sectors`) of page `lpa` over it.
+    fn store_write(&mut self, key: u64, from: Option<Option<u32>>, request: u32, lpa: u32, start: u64, sectors: u32) {
+        match from {
+            Some(Some(old)) => self.store.copy(old as u64, key, &mut self.line),
+            Some(None) => self.store.remove(key),
+            None => {}
+        }
+        let (seed, version) = (self.seed, self.requests[request as usize].version);
         let spp = self.sectors_per_page as u64;
         let page_start = lpa as u64 * spp;
-        let first = start_sector.max(page_start);
-        let last = (start_sector + sectors as u64).min(page_start + spp);
-        for lba in first..last {
-            let at = (lba - page_start) as usize * SECTOR;
-            // An AMBIGUOUS version (past the last) writes a valid-looking but unchecked sector.
-            fill_sector(self.seed, lba, version, &mut self.page[at..at + SECTOR]);
-        }
+        let first = start.max(page_start);
+        let last = (start + sectors as u64).min(page_start + spp);
+        self.store.update(key, &mut self.line, |page| {
+            for lba in first..last {
+                let at = (lba - page_start) as usize * SECTOR;
+                // An AMBIGUOUS version (past the last) writes a valid-looking but unchecked sector.
+                fill_sector(seed, lba, version, &mut page[at..at + SECTOR]);
+            }
+        });
     }
 
     /// A host write of page `lpa` was given physical page `new` (the page was at `old`, or
     /// nowhere if `old` is `None`): the new page holds the old content with the write's sectors.
     pub fn program_host_write(&mut self, old: Option<u32>, new: u32, lpa: u32, request: u32, start: u64, sectors: u32) {
-        self.read_flash(old);
-        self.fill_write(request, lpa, start, sectors);
-        self.store.write(new as u64, &self.page);
+        self.store_write(new as u64, Some(old), request, lpa, start, sectors);
     }
 
     /// A dirty cache line of partition `partition` was given physical page `new`: the line's
     /// sectors (`mask`) over the page's old content.
     pub fn program_cache_line(&mut self, old: Option<u32>, new: u32, partition: usize, lpa: u32, mask: u64) {
-        self.read_flash(old);
-        self.store.read(cache_key(partition, lpa), &mut self.line);
-        overlay(&mut self.page, &self.line, mask);
-        self.store.write(new as u64, &self.page);
-    }
-
-    fn read_flash(&mut self, ppa: Option<u32>) {
-        match ppa {
-            Some(ppa) => {
-                self.store.read(ppa as u64, &mut self.page);
-            }
-            None => self.page.fill(0),
+        match old {
+            Some(old) => self.store.copy(old as u64, new as u64, &mut self.line),
+            None => self.store.remove(new as u64),
         }
+        self.store.read(cache_key(partition, lpa), &mut self.page);
+        let line = &self.page;
+        self.store.update(new as u64, &mut self.line, |page| overlay(page, line, mask));
     }
 
     /// GC or wear leveling moved the page at `old` to `new`.
@@ -249,21 +248,16 @@ impl DataEmulation {
         mask
     }
 
-    /// The page read (`self.page`) went into the cache line, whose sectors are now `mask`.
+    /// The page read (`self.page`) went into the cache line; `read_mask` are the sectors read.
     pub fn fill_cache_line(&mut self, partition: usize, lpa: u32, read_mask: u64) {
-        let key = cache_key(partition, lpa);
-        self.store.read(key, &mut self.line);
-        overlay(&mut self.line, &self.page, read_mask);
-        self.store.write(key, &self.line);
+        let page = &self.page;
+        self.store.update(cache_key(partition, lpa), &mut self.line, |line| overlay(line, page, read_mask));
         self.cached[partition].insert(lpa);
     }
 
     /// Host write `request` put its sectors of page `lpa` into a cache line.
     pub fn cache_write(&mut self, partition: usize, lpa: u32, request: u32, start: u64, sectors: u32) {
-        let key = cache_key(partition, lpa);
-        self.store.read(key, &mut self.page);
-        self.fill_write(request, lpa, start, sectors);
-        self.store.write(key, &self.page);
+        self.store_write(cache_key(partition, lpa), None, request, lpa, start, sectors);
         self.cached[partition].insert(lpa);
     }
 
@@ -315,7 +309,7 @@ impl DataEmulation {
             }
             let lba = lpa as u64 * spp + s as u64;
             let got = &self.page[s * SECTOR..(s + 1) * SECTOR];
-            if sector_matches(self.seed, lba, version, got, &mut self.sector) {
+            if sector_matches(self.seed, lba, version, got) {
                 self.verified += 1;
                 continue;
             }

@@ -8,6 +8,7 @@
 //! in memory there anyway, and correctness, not speed, is what the emulation is for.
 
 use std::fs::File;
+#[cfg(not(unix))]
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
@@ -95,7 +96,7 @@ impl PageStore {
             Some(&Slot::File(s)) => {
                 let offset = s as u64 * self.page_bytes as u64;
                 let result = match &mut self.spill {
-                    Some(spill) => spill.file.seek(SeekFrom::Start(offset)).and_then(|_| spill.file.read_exact(out)),
+                    Some(spill) => read_at(&mut spill.file, out, offset),
                     None => Ok(()),
                 };
                 if let Err(e) = result {
@@ -129,7 +130,7 @@ impl PageStore {
             Slot::File(s) => {
                 let offset = s as u64 * self.page_bytes as u64;
                 let spill = self.spill.as_mut().expect("a file slot has a file");
-                if let Err(e) = spill.file.seek(SeekFrom::Start(offset)).and_then(|_| spill.file.write_all(page)) {
+                if let Err(e) = write_at(&mut spill.file, page, offset) {
                     self.fail(format!("cannot write the spill file: {e}"));
                 }
             }
@@ -150,10 +151,55 @@ impl PageStore {
 
     /// Copies the page at `from` to `to` (`to` is forgotten when nothing is stored at `from`).
     pub fn copy(&mut self, from: u64, to: u64, scratch: &mut [u8]) {
-        if self.read(from, scratch) {
-            self.write(to, scratch);
-        } else {
+        let Some(&source) = self.index.get(&from) else {
             self.remove(to);
+            return;
+        };
+        if let Slot::Memory(a) = source {
+            if !self.index.contains_key(&to) {
+                let Some(slot) = self.new_slot() else { return };
+                self.index.insert(to, slot);
+            }
+            if let Slot::Memory(b) = self.index[&to] {
+                if a != b {
+                    // Both in memory: one copy, no bounce through `scratch`.
+                    let page = std::mem::take(&mut self.memory[a as usize]);
+                    self.memory[b as usize].copy_from_slice(&page);
+                    self.memory[a as usize] = page;
+                }
+                return;
+            }
+        }
+        self.read(from, scratch);
+        self.write(to, scratch);
+    }
+
+    /// Changes the page at `key` in place with `f` (a page not stored yet starts as zeros);
+    /// `scratch` holds a page from the spill file meanwhile.
+    pub fn update(&mut self, key: u64, scratch: &mut [u8], f: impl FnOnce(&mut [u8])) {
+        if !self.index.contains_key(&key) {
+            match self.new_slot() {
+                Some(slot) => {
+                    self.index.insert(key, slot);
+                    if let Slot::Memory(s) = slot {
+                        self.memory[s as usize].fill(0);
+                    } else {
+                        scratch.fill(0);
+                        f(scratch);
+                        self.write(key, scratch);
+                        return;
+                    }
+                }
+                None => return,
+            }
+        }
+        match self.index[&key] {
+            Slot::Memory(s) => f(&mut self.memory[s as usize]),
+            Slot::File(_) => {
+                self.read(key, scratch);
+                f(scratch);
+                self.write(key, scratch);
+            }
         }
     }
 
@@ -201,6 +247,31 @@ impl PageStore {
         if self.error.is_none() {
             self.error = Some(message);
         }
+    }
+}
+
+/// One positioned read (`pread` on Unix: one system call, no seek).
+fn read_at(file: &mut File, out: &mut [u8], offset: u64) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::FileExt::read_exact_at(file, out, offset)
+    }
+    #[cfg(not(unix))]
+    {
+        file.seek(SeekFrom::Start(offset))?;
+        file.read_exact(out)
+    }
+}
+
+fn write_at(file: &mut File, page: &[u8], offset: u64) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::FileExt::write_all_at(file, page, offset)
+    }
+    #[cfg(not(unix))]
+    {
+        file.seek(SeekFrom::Start(offset))?;
+        file.write_all(page)
     }
 }
 
