@@ -451,6 +451,12 @@ def _print_summary(results: Results) -> None:
         f"GC: {gc.blocks_erased:,} blocks erased, {gc.pages_moved:,} pages moved, "
         f"write amplification {gc.write_amplification:.3f}"
     )
+    if results.data is not None:
+        d = results.data
+        stdout.print(
+            f"data: {d.verified_sectors:,} read sectors verified, "
+            f"{d.mismatched_sectors:,} mismatched, {d.skipped_sectors:,} undefined (not checked)"
+        )
     stdout.print(
         f"simulated {results.simulated_seconds:.6f} s in {results.wall_seconds:.3f} s wall, "
         f"{results.events:,} events"

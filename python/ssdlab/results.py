@@ -451,6 +451,32 @@ class Mapping(_Document):
     writes_waited_for_blocks: int
 
 
+class DataMismatch(_Document):
+    """The first read sector that did not hold what the host last wrote."""
+
+    lba: int
+    source: str
+    """``flash`` (physical page ``ppa``), ``cache`` or ``unmapped``."""
+    ppa: int | None
+    flow: str
+    expected: str
+    found: str
+    at_seconds: float
+
+
+class DataEmulation(_Document):
+    """Read checks and stored pages (``data``; only with ``data.emulate``)."""
+
+    verified_sectors: int
+    mismatched_sectors: int
+    skipped_sectors: int
+    """Read sectors whose content the host's order leaves undefined (a write in flight)."""
+    stored_pages: int
+    spilled_pages: int
+    memory_bytes: int
+    first_mismatch: DataMismatch | None = None
+
+
 with warnings.catch_warnings():
     # `schema` is the document's own field name; it shadows pydantic's deprecated `schema()`.
     warnings.filterwarnings("ignore", message=".*shadows an attribute in parent.*")
@@ -479,6 +505,8 @@ with warnings.catch_warnings():
         """Only with ``dram.model = "banked"``: row hits, accesses by user, state residency."""
         mapping: Mapping | None = None
         """Only with ``ftl.mapping`` other than ``page``: merges and where host pages went."""
+        data: DataEmulation | None = None
+        """Only with ``data.emulate``: what the read checks found (see docs/data-emulation.md)."""
         fairness: Fairness | None = None
         """Only for runs with ``alone=True`` (``ssdlab run --alone``)."""
         series: TimeSeries | None = Field(default=None, alias="time_series")
@@ -524,6 +552,7 @@ with warnings.catch_warnings():
                 "dram",
                 "precondition",
                 "mapping",
+                "data",
             )
             for optional in (*optionals, "host_interface", "open_channel"):
                 if document.get(optional) is None:

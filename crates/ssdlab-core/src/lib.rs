@@ -9,6 +9,7 @@
 pub mod analytic;
 pub mod cache;
 pub mod config;
+pub mod data;
 pub mod dram;
 pub mod engine;
 pub mod firmware;

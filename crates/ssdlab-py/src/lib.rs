@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
 use ssdlab_core::config::mqsim;
 use ssdlab_core::{Config, Results, SimError};
 
@@ -89,6 +90,13 @@ impl Simulation {
     /// The core's fixed-width text summary of the results so far.
     fn summary_table(&self) -> String {
         ssdlab_core::summary_table(&self.sim.results())
+    }
+
+    /// The bytes a read of `sectors` 512-byte sectors from `lba` returns now (cached sectors
+    /// over what the FTL maps; zeros where nothing was written). Needs `data.emulate`.
+    fn read_back<'py>(&mut self, py: Python<'py>, lba: u64, sectors: u32) -> PyResult<Bound<'py, PyBytes>> {
+        let bytes = self.sim.read_back(lba, sectors).map_err(PyValueError::new_err)?;
+        Ok(PyBytes::new(py, &bytes))
     }
 
     /// Events processed so far.

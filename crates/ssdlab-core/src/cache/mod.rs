@@ -194,6 +194,24 @@ impl CachePartition {
             }
         }
     }
+
+    /// A write that does not go through the cache replaced these sectors in flash: the line no
+    /// longer holds them (else a read would hit stale data, and a flush would write it back over
+    /// the new). A line left empty is dropped, unless its flush is under way.
+    pub fn forget(&mut self, lpa: u32, sectors: u64) {
+        if let Some(&s) = self.index.get(&lpa) {
+            let line = &mut self.lines[s as usize];
+            line.sectors &= !sectors;
+            if line.sectors == 0 && !line.flushing {
+                self.remove(s);
+            }
+        }
+    }
+
+    /// The sectors the line of `lpa` holds, if there is one (no LRU update; data emulation).
+    pub fn sectors_of(&self, lpa: u32) -> Option<u64> {
+        self.index.get(&lpa).map(|&s| self.lines[s as usize].sectors)
+    }
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 //! field path (`flash.timing.read`), and [`validate`] then checks every value against the model's
 //! limits before anything is allocated.
 
+mod data;
 mod dram;
 pub mod firmware;
 mod host_ocssd;
@@ -16,6 +17,7 @@ mod schema;
 mod units;
 mod validate;
 
+pub use data::DataConfig;
 pub use dram::{DramConfig, DramModel, PagePolicy};
 pub use host_ocssd::{GcCopy, HostPlacement, OpenChannelConfig};
 pub use host_ufs::{RateSeries, UfsConfig};
@@ -74,6 +76,9 @@ pub struct Config {
     /// The controller's internal DRAM (MQSim's serial model by default).
     #[serde(default)]
     pub dram: DramConfig,
+    /// Data transfer emulation: stored bytes and read checks (off by default).
+    #[serde(default)]
+    pub data: DataConfig,
     #[serde(default)]
     pub flows: Vec<FlowConfig>,
 }

@@ -77,6 +77,7 @@ pub fn validate(config: &Config) -> Result<(), ConfigError> {
     config.power.validate()?;
     config.firmware.validate()?;
     config.dram.validate(&config.cache)?;
+    config.data.validate(config.flash.page_size.value)?;
     if config.run.stall_timeout.as_ref().is_some_and(|t| t.value == 0) {
         return Err(ConfigError::new("run.stall_timeout", "must be greater than zero"));
     }

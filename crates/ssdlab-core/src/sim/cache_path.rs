@@ -73,6 +73,16 @@ impl CacheState {
         }
     }
 
+    /// A write replaces these sectors (in flash, or in partition `keep`'s line): no other
+    /// partition may keep its older copy.
+    pub fn forget(&mut self, lpa: u32, sectors: u64, keep: Option<usize>) {
+        for (i, p) in self.partitions.iter_mut().enumerate() {
+            if p.used() > 0 && keep != Some(i) {
+                p.forget(lpa, sectors);
+            }
+        }
+    }
+
     pub fn waiting_writes(&self) -> usize {
         self.waiting.iter().map(|w| w.len()).sum()
     }
@@ -150,6 +160,10 @@ impl Simulation {
             let first = start.max(page_start) - page_start;
             let covered = (end.min(page_start + spp) - page_start - first) as u32;
             self.cache.partitions[p].write(lpa as u32, sector_mask(first, covered), flow);
+            if self.cache.partitions.len() > 1 {
+                self.cache.forget(lpa as u32, sector_mask(first, covered), Some(p));
+            }
+            self.data_cache_write(request, p, lpa as u32);
         }
         self.serve_from_cache(request, (end - start) * SECTOR_BYTES);
         self.set_pending(request, 1);
@@ -220,6 +234,17 @@ impl Simulation {
         let p = self.cache.partition_of_flow[flow];
         self.cache.partitions[p].flush_done(lpa);
         self.admit_waiting_writes(p);
+    }
+}
+
+/// What data emulation needs to see (see `data_path`).
+impl CacheState {
+    pub(super) fn partition_of(&self, flow: usize) -> usize {
+        self.partition_of_flow[flow]
+    }
+
+    pub(super) fn partitions(&self) -> &[CachePartition] {
+        &self.partitions
     }
 }
 

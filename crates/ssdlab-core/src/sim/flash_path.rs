@@ -50,6 +50,7 @@ impl Simulation {
             let covered = (end.min(page_start + spp) - page_start - first) as u32;
             if is_read && mode != CacheMode::Off && self.cache.read_hit(flow, lpa as u32, sector_mask(first, covered)) {
                 hit_bytes += covered as u64 * SECTOR_BYTES;
+                self.data_cache_read(request, lpa as u32, first, covered);
                 continue;
             }
             pending += 1;
@@ -151,11 +152,26 @@ impl Simulation {
 
     fn place_write(&mut self, id: u32) {
         let t = *self.txns.get(id);
+        let old = self.data.as_ref().map(|_| self.ftl.map.lookup(t.lpa));
         let ppa = self.ftl.write(t.lpa, t.plane, Self::write_stream(t.kind), self.queue.now());
+        if let Some(old) = old {
+            self.data_program(&t, old, ppa);
+        }
         self.txns.get_mut(id).ppa = ppa;
         self.push_to_die(id, t.kind.class(), t.plane);
         match t.kind {
-            TxnKind::UserWrite => self.note_host_map_update(t.flow as usize, t.lpa),
+            TxnKind::UserWrite => {
+                self.note_host_map_update(t.flow as usize, t.lpa);
+                if t.request != NO_REQUEST {
+                    // Written past the cache: cached copies of these sectors are older now.
+                    let (_, start, sectors) = self.request_sectors(t.request);
+                    let spp = self.ftl.geometry.sectors_per_page;
+                    let page_start = t.lpa as u64 * spp;
+                    let first = start.max(page_start);
+                    let end = (start + sectors as u64).min(page_start + spp);
+                    self.cache.forget(t.lpa, sector_mask(first - page_start, (end - first) as u32), None);
+                }
+            }
             // A super-page update's copy of a page it did not change: a copy, not a host page.
             TxnKind::MergeWrite => {
                 self.ftl.stats.user_programs -= 1;
@@ -403,7 +419,8 @@ impl Simulation {
             TxnKind::UserRead => {
                 self.txns.remove(id);
                 let sent = self.send_read_data(t.sectors as u64 * SECTOR_BYTES);
-                self.cache.fill_after_read(t.flow as usize, t.lpa, sector_mask(t.first_sector as u64, t.sectors));
+                // Checks the data (with `[data] emulate`) and lets the cache keep the page.
+                self.data_flash_read_done(id, &t);
                 let spent = self.spent[id as usize];
                 self.finish_part(t.request, &spent, sent);
             }
@@ -458,6 +475,7 @@ impl Simulation {
             TxnKind::Erase => {
                 self.txns.remove(id);
                 let block = self.ftl.geometry.block_of_ppa(t.ppa);
+                self.data_erase(t.ppa);
                 self.series.sample_gc(self.now(), &self.ftl.stats);
                 self.ftl.finish_gc(block);
                 if self.open_channel.is_some() {
@@ -487,6 +505,15 @@ impl Simulation {
         }
     }
 
+    /// Lets the cache keep the page a user read brought in, unless a write has remapped the page
+    /// since the read was translated: the data read is then older than what flash holds.
+    pub(super) fn fill_cache_after_read(&mut self, t: &Transaction) {
+        let now_at = self.ftl.map.lookup(t.lpa);
+        if now_at == t.ppa || now_at == UNMAPPED {
+            self.cache.fill_after_read(t.flow as usize, t.lpa, sector_mask(t.first_sector as u64, t.sectors));
+        }
+    }
+
     pub(super) fn gc_move_done(&mut self, plane: u32) {
         let gc = &mut self.ftl.gc[plane as usize];
         gc.pending_moves -= 1;
@@ -505,6 +532,7 @@ impl Simulation {
             return;
         }
         let ppa = self.ftl.write(t.lpa, t.plane, Stream::Gc, self.queue.now());
+        self.data_move(t.ppa, ppa);
         self.txns.get_mut(id).ppa = ppa;
         self.push_to_die(id, Class::GcWrite, t.plane);
         self.note_gc_map_update(t.lpa);

@@ -91,6 +91,7 @@ impl Simulation {
         } else {
             flow.backlog.push_back(request);
         }
+        self.data_request_submitted(request);
     }
 
     /// Fetches commands while the controller has free command slots, choosing queues by the
@@ -157,6 +158,7 @@ impl Simulation {
     pub(super) fn on_request_completed(&mut self, request: u32) {
         let now = self.now();
         let r = self.requests.remove(request);
+        self.data_request_completed(request, &r);
         let f = r.flow as usize;
         let flow = &mut self.flows[f];
         let mut breakdown = r.breakdown;

@@ -8,6 +8,7 @@
 //! FTL and flash half.
 
 mod cache_path;
+mod data_path;
 mod dram_path;
 mod flash_path;
 mod host_path;
@@ -227,6 +228,8 @@ pub struct Simulation {
     records: Option<crate::stats::RequestRecorder>,
     /// The state the run started from (results.json `precondition`).
     precondition_summary: crate::precondition::PreconditionSummary,
+    /// Stored bytes and read checks (`[data] emulate`; see `data_path`).
+    data: Option<Box<crate::data::DataEmulation>>,
 }
 
 impl Simulation {
@@ -305,12 +308,14 @@ impl Simulation {
             series: crate::stats::TimeSeries::for_config(&config),
             records: None,
             precondition_summary: Default::default(),
+            data: None,
             ftl,
             config,
             config_echo,
         };
         sim.precondition(base_dir, fill_seconds)?;
         sim.start_open_channel();
+        sim.data = data_path::build(&sim.config, &sim.ftl.geometry, base_dir, sim.cache.partitions().len())?;
         sim.start_flows()?;
         sim.setup_wall = setup_started.elapsed();
         Ok(sim)
@@ -429,6 +434,9 @@ impl Simulation {
     /// Stops a run that no longer makes progress: no host request has completed for
     /// `run.stall_timeout` of simulated time. Returns true when the run is over.
     fn watchdog(&mut self) -> Result<bool, SimError> {
+        if let Some(e) = self.data_error() {
+            return Err(e.into());
+        }
         let quiet = self.now().saturating_sub(self.last_progress);
         if quiet <= self.stall_timeout_ps {
             return Ok(false);

@@ -155,6 +155,8 @@ impl Simulation {
             config.run.stall_timeout = Some(hour);
         }
         config.run.request_records = Default::default();
+        // The aging writes' data is not the run's: the run starts with nothing stored.
+        config.data.emulate = false;
         for (i, fc) in config.flows.iter_mut().enumerate() {
             fc.duration = None;
             if fc.kind == FlowKind::Trace {

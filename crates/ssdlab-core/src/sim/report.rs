@@ -193,6 +193,7 @@ impl Simulation {
             firmware: None,
             dram: self.dram.results(self.now()),
             mapping: self.family.as_ref().map(|f| f.summary()),
+            data: self.data_summary(),
             time_series: Some(self.series.output(self.now(), &self.ftl.stats, &names)),
             request_records: self.records.as_ref().map(|r| r.summary()),
             host_interface: Some(crate::host::HostInterfaceSummary::new(
@@ -229,6 +230,7 @@ impl Simulation {
 
     fn result_warnings(&self) -> Vec<String> {
         let mut warnings = self.warnings.clone();
+        warnings.extend(self.data_warnings());
         let window = self.config.run.time_series_window.as_ref().map(|w| w.value);
         warnings.extend(self.series.warning(window));
         match &self.records {

@@ -177,6 +177,9 @@ pub struct Results {
     /// Completions, latency and GC activity per window of simulated time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_series: Option<TimeSeriesResults>,
+    /// Read checks and stored pages (only with `data.emulate`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<crate::data::DataSummary>,
     /// Where the per-request records went (only with `run.request_records`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_records: Option<RequestRecordsSummary>,

@@ -1,0 +1,379 @@
+//! Data transfer emulation (`[data] emulate = true`, docs/data-emulation.md): the device keeps
+//! the bytes the host writes where the FTL puts them, and every host read is checked against
+//! what the host last wrote, so a mapping that points at the wrong page, a lost GC move or an
+//! erase of live data shows as wrong bytes.
+//!
+//! - Flash content is keyed by physical page: a host write stores its page at the physical
+//!   page the FTL allocated (merged with the page's current content when it covers part of it),
+//!   a GC or wear-leveling move copies the old physical page to the new one, an erase drops
+//!   the block's pages, and a host read returns what is stored at the physical page its
+//!   translation gave (zeros for a page never mapped).
+//! - The data cache keeps the bytes of its lines too; a read returns cached sectors over what
+//!   flash holds, as a controller must, and a flush programs the line's bytes.
+//! - The bytes come from `content`: a function of (seed, LBA, write version); the host side
+//!   (`shadow`) keeps only a version per sector. `store` bounds the memory pages take and
+//!   spills the rest to a file.
+//!
+//! Nothing here changes timing: the same run with and without emulation gives the same results
+//! besides the `data` section.
+
+pub mod content;
+pub mod shadow;
+pub mod store;
+
+use std::path::PathBuf;
+
+use rustc_hash::FxHashSet;
+use serde::{Deserialize, Serialize};
+
+use content::{describe, fill_sector, sector_matches, SECTOR};
+use shadow::{Shadow, AMBIGUOUS};
+use store::PageStore;
+
+/// Store keys of cache lines are apart from physical page numbers (which are below 2^32).
+const CACHE_KEY: u64 = 1 << 63;
+
+fn cache_key(partition: usize, lpa: u32) -> u64 {
+    CACHE_KEY | (partition as u64) << 32 | lpa as u64
+}
+
+/// results.json `data`: what the read checks found and what the store holds at the end.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct DataSummary {
+    /// Sectors host reads returned that matched the host's last write to them (zeros if none).
+    pub verified_sectors: u64,
+    /// Sectors host reads returned that did not.
+    pub mismatched_sectors: u64,
+    /// Sectors host reads returned whose content the host's order leaves undefined, so they
+    /// were not checked: a host write to their page was submitted or in flight while the read
+    /// was, or their last writes were in flight together.
+    pub skipped_sectors: u64,
+    /// Pages whose bytes are stored at the end (flash pages and cache lines).
+    pub stored_pages: u64,
+    /// Of those, pages in the spill file (beyond `data.memory_limit`).
+    pub spilled_pages: u64,
+    /// Memory the stored pages take, bytes.
+    pub memory_bytes: u64,
+    /// The first sector that did not match, or null.
+    pub first_mismatch: Option<DataMismatch>,
+}
+
+/// Where and what the first wrong sector was.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct DataMismatch {
+    /// The sector's address (in the device's logical space).
+    pub lba: u64,
+    /// Where its bytes came from: "flash" (physical page `ppa`), "cache" (a cache line) or
+    /// "unmapped" (the FTL had no mapping; zeros).
+    pub source: String,
+    /// The physical page read ("flash" only).
+    pub ppa: Option<u64>,
+    /// The flow whose read it was.
+    pub flow: String,
+    pub expected: String,
+    pub found: String,
+    /// Simulated time of the read, seconds.
+    pub at_seconds: f64,
+}
+
+/// Where the bytes of a page read came from.
+#[derive(Clone, Copy, Debug)]
+pub enum ReadSource {
+    Flash(u32),
+    Unmapped,
+    Cache,
+}
+
+#[derive(Clone, Copy, Default)]
+struct RequestData {
+    /// Write version of a write; the shadow's clock at submission for a read.
+    version: u32,
+    since: u64,
+}
+
+/// The stored bytes, the host's shadow and the check counts.
+pub struct DataEmulation {
+    seed: u64,
+    sectors_per_page: usize,
+    pub store: PageStore,
+    shadow: Shadow,
+    requests: Vec<RequestData>,
+    /// User-read transactions of pages the FTL had not mapped (they return zeros).
+    unmapped_reads: FxHashSet<u32>,
+    /// Per cache partition, the pages whose line bytes are stored (swept for dropped lines).
+    cached: Vec<FxHashSet<u32>>,
+    page: Vec<u8>,
+    line: Vec<u8>,
+    sector: Vec<u8>,
+    verified: u64,
+    mismatched: u64,
+    skipped: u64,
+    first_mismatch: Option<DataMismatch>,
+}
+
+impl DataEmulation {
+    pub fn new(
+        seed: u64,
+        logical_pages: u64,
+        sectors_per_page: u64,
+        memory_limit_bytes: u64,
+        spill_dir: PathBuf,
+        cache_partitions: usize,
+    ) -> Self {
+        let page_bytes = sectors_per_page as usize * SECTOR;
+        Self {
+            seed,
+            sectors_per_page: sectors_per_page as usize,
+            store: PageStore::new(page_bytes, memory_limit_bytes, spill_dir),
+            shadow: Shadow::new(logical_pages, sectors_per_page),
+            requests: Vec::new(),
+            unmapped_reads: FxHashSet::default(),
+            cached: vec![FxHashSet::default(); cache_partitions],
+            page: vec![0; page_bytes],
+            line: vec![0; page_bytes],
+            sector: vec![0; SECTOR],
+            verified: 0,
+            mismatched: 0,
+            skipped: 0,
+            first_mismatch: None,
+        }
+    }
+
+    pub fn summary(&self) -> DataSummary {
+        DataSummary {
+            verified_sectors: self.verified,
+            mismatched_sectors: self.mismatched,
+            skipped_sectors: self.skipped,
+            stored_pages: self.store.stored_pages(),
+            spilled_pages: self.store.spilled_pages(),
+            memory_bytes: self.store.memory_bytes(),
+            first_mismatch: self.first_mismatch.clone(),
+        }
+    }
+
+    /// A host request entered its submission queue.
+    pub fn request_submitted(&mut self, request: u32, is_read: bool, start_sector: u64, sectors: u32) {
+        if request as usize >= self.requests.len() {
+            self.requests.resize(request as usize + 1, RequestData::default());
+        }
+        self.requests[request as usize] = if is_read {
+            RequestData { version: 0, since: self.shadow.now() }
+        } else {
+            RequestData { version: self.shadow.write_submitted(start_sector, sectors), since: 0 }
+        };
+    }
+
+    /// A host request's completion reached the host.
+    pub fn request_completed(&mut self, request: u32, is_read: bool, start_sector: u64, sectors: u32) {
+        if !is_read {
+            self.shadow.write_completed(start_sector, sectors, self.requests[request as usize].version);
+        }
+    }
+
+    /// Stores at `key` the page's content there (or at `from` first, if given) with host write
+    /// `request`'s sectors (`start..start + sectors`) of page `lpa` over it.
+    fn store_write(&mut self, key: u64, from: Option<Option<u32>>, request: u32, lpa: u32, start: u64, sectors: u32) {
+        match from {
+            Some(Some(old)) => self.store.copy(old as u64, key, &mut self.line),
+            Some(None) => self.store.remove(key),
+            None => {}
+        }
+        let (seed, version) = (self.seed, self.requests[request as usize].version);
+        let spp = self.sectors_per_page as u64;
+        let page_start = lpa as u64 * spp;
+        let first = start.max(page_start);
+        let last = (start + sectors as u64).min(page_start + spp);
+        self.store.update(key, &mut self.line, |page| {
+            for lba in first..last {
+                let at = (lba - page_start) as usize * SECTOR;
+                // An AMBIGUOUS version (past the last) writes a valid-looking but unchecked sector.
+                fill_sector(seed, lba, version, &mut page[at..at + SECTOR]);
+            }
+        });
+    }
+
+    /// A host write of page `lpa` was given physical page `new` (the page was at `old`, or
+    /// nowhere if `old` is `None`): the new page holds the old content with the write's sectors.
+    pub fn program_host_write(&mut self, old: Option<u32>, new: u32, lpa: u32, request: u32, start: u64, sectors: u32) {
+        self.store_write(new as u64, Some(old), request, lpa, start, sectors);
+    }
+
+    /// A dirty cache line of partition `partition` was given physical page `new`: the line's
+    /// sectors (`mask`) over the page's old content.
+    pub fn program_cache_line(&mut self, old: Option<u32>, new: u32, partition: usize, lpa: u32, mask: u64) {
+        match old {
+            Some(old) => self.store.copy(old as u64, new as u64, &mut self.line),
+            None => self.store.remove(new as u64),
+        }
+        self.store.read(cache_key(partition, lpa), &mut self.page);
+        let line = &self.page;
+        self.store.update(new as u64, &mut self.line, |page| overlay(page, line, mask));
+    }
+
+    /// GC or wear leveling moved the page at `old` to `new`.
+    pub fn move_page(&mut self, old: u32, new: u32) {
+        self.store.copy(old as u64, new as u64, &mut self.line);
+    }
+
+    /// A block was erased: its pages hold nothing.
+    pub fn erase(&mut self, first_ppa: u32, pages: u32) {
+        for ppa in first_ppa..first_ppa + pages {
+            self.store.remove(ppa as u64);
+        }
+    }
+
+    /// The user-read transaction `txn` goes to a page the FTL has not mapped.
+    pub fn note_unmapped_read(&mut self, txn: u32) {
+        self.unmapped_reads.insert(txn);
+    }
+
+    /// The page a user-read transaction read from flash, into `self.page`; returns its source.
+    pub fn load_flash_read(&mut self, txn: u32, ppa: u32) -> ReadSource {
+        if self.unmapped_reads.remove(&txn) {
+            self.page.fill(0);
+            ReadSource::Unmapped
+        } else {
+            self.store.read(ppa as u64, &mut self.page);
+            ReadSource::Flash(ppa)
+        }
+    }
+
+    /// Lays the sectors `mask` of the cache line over the page just read (cached data is newer
+    /// than flash). Returns the mask.
+    pub fn overlay_cache_line(&mut self, partition: usize, lpa: u32, mask: u64) -> u64 {
+        if mask != 0 {
+            self.store.read(cache_key(partition, lpa), &mut self.line);
+            overlay(&mut self.page, &self.line, mask);
+        }
+        mask
+    }
+
+    /// The page read (`self.page`) went into the cache line; `read_mask` are the sectors read.
+    pub fn fill_cache_line(&mut self, partition: usize, lpa: u32, read_mask: u64) {
+        let page = &self.page;
+        self.store.update(cache_key(partition, lpa), &mut self.line, |line| overlay(line, page, read_mask));
+        self.cached[partition].insert(lpa);
+    }
+
+    /// Host write `request` put its sectors of page `lpa` into a cache line.
+    pub fn cache_write(&mut self, partition: usize, lpa: u32, request: u32, start: u64, sectors: u32) {
+        self.store_write(cache_key(partition, lpa), None, request, lpa, start, sectors);
+        self.cached[partition].insert(lpa);
+    }
+
+    /// Loads a cache line's bytes into `self.page` (a read served from the cache).
+    pub fn load_cache_line(&mut self, partition: usize, lpa: u32) -> ReadSource {
+        self.store.read(cache_key(partition, lpa), &mut self.page);
+        ReadSource::Cache
+    }
+
+    /// Lines of `partition` stored but perhaps dropped by the cache since; when there are
+    /// clearly more than it holds, `holds` says which to keep and the rest are forgotten.
+    pub fn sweep_cache_lines(&mut self, partition: usize, capacity: u32, holds: impl Fn(u32) -> bool) {
+        if self.cached[partition].len() <= 2 * capacity as usize + 16 {
+            return;
+        }
+        let mut gone: Vec<u32> = self.cached[partition].iter().copied().filter(|&l| !holds(l)).collect();
+        gone.sort_unstable();
+        for lpa in gone {
+            self.cached[partition].remove(&lpa);
+            self.store.remove(cache_key(partition, lpa));
+        }
+    }
+
+    /// Checks sectors `first..first + count` of the page read (`self.page`, page `lpa`) for
+    /// host read `request`. `from_cache` marks the sectors that came from a cache line.
+    #[allow(clippy::too_many_arguments)]
+    pub fn check(
+        &mut self,
+        request: u32,
+        lpa: u32,
+        first: usize,
+        count: usize,
+        source: ReadSource,
+        from_cache: u64,
+        flow: &str,
+        at_seconds: f64,
+    ) {
+        let since = self.requests[request as usize].since;
+        if !self.shadow.read_is_defined(lpa, since) {
+            self.skipped += count as u64;
+            return;
+        }
+        let spp = self.sectors_per_page as u64;
+        for s in first..first + count {
+            let version = self.shadow.version(lpa, s);
+            if version == AMBIGUOUS {
+                self.skipped += 1;
+                continue;
+            }
+            let lba = lpa as u64 * spp + s as u64;
+            let got = &self.page[s * SECTOR..(s + 1) * SECTOR];
+            if sector_matches(self.seed, lba, version, got) {
+                self.verified += 1;
+                continue;
+            }
+            self.mismatched += 1;
+            if self.first_mismatch.is_none() {
+                let found = describe(self.seed, got, &mut self.sector);
+                let (source, ppa) = match source {
+                    _ if from_cache >> s & 1 == 1 => ("cache", None),
+                    ReadSource::Cache => ("cache", None),
+                    ReadSource::Unmapped => ("unmapped", None),
+                    ReadSource::Flash(ppa) => ("flash", Some(ppa as u64)),
+                };
+                let expected = if version == content::UNWRITTEN {
+                    "zeros (never written)".to_string()
+                } else {
+                    format!("the data of LBA {lba} from write version {version}")
+                };
+                self.first_mismatch = Some(DataMismatch {
+                    lba,
+                    source: source.to_string(),
+                    ppa,
+                    flow: flow.to_string(),
+                    expected,
+                    found,
+                    at_seconds,
+                });
+            }
+        }
+    }
+
+    /// The sectors `first..first + count` of the page in `self.page` (after a load).
+    pub fn page_sectors(&self, first: usize, count: usize) -> &[u8] {
+        &self.page[first * SECTOR..(first + count) * SECTOR]
+    }
+
+    /// Warning text for results.json, if anything went wrong.
+    pub fn warnings(&self) -> Vec<String> {
+        let mut warnings = Vec::new();
+        if let Some(m) = &self.first_mismatch {
+            warnings.push(format!(
+                "data emulation: {} read sectors did not hold what the host last wrote (first: LBA {} read from {}{} by {} at {:.6} s: expected {}, found {})",
+                self.mismatched,
+                m.lba,
+                m.source,
+                m.ppa.map_or(String::new(), |p| format!(" page {p}")),
+                m.flow,
+                m.at_seconds,
+                m.expected,
+                m.found
+            ));
+        }
+        if let Some(e) = self.store.error() {
+            warnings.push(format!("data.spill_dir: {e}; the data checks after it are not reliable"));
+        }
+        warnings
+    }
+}
+
+/// Copies the sectors `mask` of `from` over `to` (both whole pages).
+fn overlay(to: &mut [u8], from: &[u8], mask: u64) {
+    let mut m = mask;
+    while m != 0 {
+        let s = m.trailing_zeros() as usize;
+        to[s * SECTOR..(s + 1) * SECTOR].copy_from_slice(&from[s * SECTOR..(s + 1) * SECTOR]);
+        m &= m - 1;
+    }
+}

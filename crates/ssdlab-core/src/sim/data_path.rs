@@ -1,0 +1,229 @@
+//! Data transfer emulation on the request path (see `crate::data`): each hook is called where
+//! the model moves data (a write placed, a GC move, an erase, a read done, a cache line written
+//! or read) and does nothing unless `[data] emulate` is on. None of them changes timing.
+
+use std::path::Path;
+
+use super::flash_path::sector_mask;
+use super::{Request, Simulation};
+use crate::config::{Config, ConfigError};
+use crate::data::{DataEmulation, ReadSource};
+use crate::flash::Geometry;
+use crate::ftl::mapping::UNMAPPED;
+use crate::ftl::transaction::{Transaction, TxnKind, NO_REQUEST};
+use crate::time::ps_to_seconds;
+
+/// The emulation state `[data]` asks for, or `None` when it is off.
+pub(super) fn build(
+    config: &Config,
+    geometry: &Geometry,
+    base_dir: &Path,
+    cache_partitions: usize,
+) -> Result<Option<Box<DataEmulation>>, ConfigError> {
+    let data = &config.data;
+    if !data.emulate {
+        return Ok(None);
+    }
+    let spill_dir = match &data.spill_dir {
+        Some(dir) => {
+            let dir = base_dir.join(dir);
+            if !dir.is_dir() {
+                return Err(ConfigError::new(
+                    "data.spill_dir",
+                    format!(
+                        "{} is not a folder (create it, or leave the key out for the system's temporary folder)",
+                        dir.display()
+                    ),
+                ));
+            }
+            dir
+        }
+        None => std::env::temp_dir(),
+    };
+    Ok(Some(Box::new(DataEmulation::new(
+        config.seed,
+        geometry.logical_pages,
+        geometry.sectors_per_page,
+        data.memory_limit.value,
+        spill_dir,
+        cache_partitions,
+    ))))
+}
+
+impl Simulation {
+    /// A host request entered its submission queue.
+    pub(super) fn data_request_submitted(&mut self, request: u32) {
+        if let Some(d) = self.data.as_deref_mut() {
+            let r = self.requests.get(request);
+            d.request_submitted(request, r.is_read, r.start_sector, r.sectors);
+        }
+    }
+
+    /// A host request completed (`r` is the request, just removed as `request`).
+    pub(super) fn data_request_completed(&mut self, request: u32, r: &Request) {
+        if let Some(d) = self.data.as_deref_mut() {
+            d.request_completed(request, r.is_read, r.start_sector, r.sectors);
+        }
+    }
+
+    /// A write was given physical page `new`; its logical page was at `old` (or `UNMAPPED`).
+    pub(super) fn data_program(&mut self, t: &Transaction, old: u32, new: u32) {
+        let Some(d) = self.data.as_deref_mut() else { return };
+        let old = (old != UNMAPPED).then_some(old);
+        match t.kind {
+            TxnKind::UserWrite if t.request != NO_REQUEST => {
+                let r = self.requests.get(t.request);
+                d.program_host_write(old, new, t.lpa, t.request, r.start_sector, r.sectors);
+            }
+            TxnKind::UserWrite => {
+                // A dirty cache line: what the line holds now (the host may have added to it
+                // since the flush began; the line stays dirty then and is flushed again).
+                let p = self.cache.partition_of(t.flow as usize);
+                let mask = self.cache.partitions()[p].sectors_of(t.lpa).unwrap_or(0);
+                d.program_cache_line(old, new, p, t.lpa, mask);
+            }
+            // Translation pages hold the FTL's map, not host data.
+            _ => {}
+        }
+    }
+
+    /// GC or static wear leveling moved the page at `old` to `new`.
+    pub(super) fn data_move(&mut self, old: u32, new: u32) {
+        if let Some(d) = self.data.as_deref_mut() {
+            d.move_page(old, new);
+        }
+    }
+
+    /// The block whose first page is `first_ppa` was erased.
+    pub(super) fn data_erase(&mut self, first_ppa: u32) {
+        if let Some(d) = self.data.as_deref_mut() {
+            d.erase(first_ppa, self.ftl.geometry.pages_per_block);
+        }
+    }
+
+    /// A user read of `lpa` (transaction `id`) is being sent to flash: remember whether the FTL
+    /// had a mapping for it (a page never mapped reads as zeros, whatever its target holds).
+    pub(super) fn data_note_read_target(&mut self, id: u32, lpa: u32) {
+        if let Some(d) = self.data.as_deref_mut() {
+            if self.ftl.map.lookup(lpa) == UNMAPPED {
+                d.note_unmapped_read(id);
+            }
+        }
+    }
+
+    /// A user read's page came off flash: check it (with any cached sectors laid over it: the
+    /// newest data of a sector may be in a cache line, of this flow's partition or another's,
+    /// and a controller must return it), then let the cache keep it as without emulation.
+    pub(super) fn data_flash_read_done(&mut self, id: u32, t: &Transaction) {
+        let (flow, first, count) = (t.flow as usize, t.first_sector as usize, t.sectors as usize);
+        let read_mask = sector_mask(first as u64, t.sectors);
+        let Some(d) = self.data.as_deref_mut() else {
+            self.fill_cache_after_read(t);
+            return;
+        };
+        let at = ps_to_seconds(self.queue.now());
+        let p = self.cache.partition_of(flow);
+        let source = d.load_flash_read(id, t.ppa);
+        let from_cache = overlay_cached_sectors(d, &self.cache, t.lpa);
+        d.check(t.request, t.lpa, first, count, source, from_cache, &self.flows[flow].name, at);
+        self.fill_cache_after_read(t);
+        let Some(d) = self.data.as_deref_mut() else { return };
+        let part = &self.cache.partitions()[p];
+        if part.sectors_of(t.lpa).is_some_and(|m| m & read_mask == read_mask) {
+            d.fill_cache_line(p, t.lpa, read_mask);
+            d.sweep_cache_lines(p, part.capacity(), |lpa| part.contains(lpa));
+        }
+    }
+
+    /// A read of `count` sectors of page `lpa` from `first` on was served by the cache.
+    pub(super) fn data_cache_read(&mut self, request: u32, lpa: u32, first: u64, count: u32) {
+        let Some(d) = self.data.as_deref_mut() else { return };
+        let at = ps_to_seconds(self.queue.now());
+        let flow = self.requests.get(request).flow as usize;
+        let p = self.cache.partition_of(flow);
+        let source = d.load_cache_line(p, lpa);
+        let all = sector_mask(first, count);
+        d.check(request, lpa, first as usize, count as usize, source, all, &self.flows[flow].name, at);
+    }
+
+    /// Write `request` put its sectors of page `lpa` into a line of cache partition `p`.
+    pub(super) fn data_cache_write(&mut self, request: u32, p: usize, lpa: u32) {
+        let Some(d) = self.data.as_deref_mut() else { return };
+        let r = self.requests.get(request);
+        d.cache_write(p, lpa, request, r.start_sector, r.sectors);
+        let part = &self.cache.partitions()[p];
+        d.sweep_cache_lines(p, part.capacity(), |lpa| part.contains(lpa));
+    }
+
+    /// The error that makes the stored bytes unreliable (the spill file failed), if any.
+    pub(super) fn data_error(&self) -> Option<ConfigError> {
+        let e = self.data.as_deref()?.store.error()?;
+        Some(ConfigError::new("data.spill_dir", e.to_string()))
+    }
+
+    /// What results.json `data` reports (with `[data] emulate`).
+    pub(super) fn data_summary(&self) -> Option<crate::data::DataSummary> {
+        self.data.as_deref().map(|d| d.summary())
+    }
+
+    pub(super) fn data_warnings(&self) -> Vec<String> {
+        self.data.as_deref().map(|d| d.warnings()).unwrap_or_default()
+    }
+
+    /// The bytes a read of `sectors` sectors from `lba` would return now (only with `[data]
+    /// emulate`): what the FTL maps, with cached sectors over it.
+    pub fn read_back(&mut self, lba: u64, sectors: u32) -> Result<Vec<u8>, String> {
+        let g = &self.ftl.geometry;
+        let spp = g.sectors_per_page;
+        let logical_sectors = g.logical_pages * spp;
+        if sectors == 0 || lba.checked_add(sectors as u64).is_none_or(|end| end > logical_sectors) {
+            return Err(format!(
+                "sectors {lba}..{lba}+{sectors} are not within the device's {logical_sectors} sectors"
+            ));
+        }
+        let Some(d) = self.data.as_deref_mut() else {
+            return Err("data.emulate is off: the device keeps no bytes".to_string());
+        };
+        let end = lba + sectors as u64;
+        let mut bytes = Vec::with_capacity(sectors as usize * crate::data::content::SECTOR);
+        for lpa in lba / spp..=(end - 1) / spp {
+            let ppa = self.ftl.map.lookup(lpa as u32);
+            if ppa == UNMAPPED {
+                d.note_unmapped_read(u32::MAX);
+            }
+            let _: ReadSource = d.load_flash_read(u32::MAX, ppa);
+            overlay_cached_sectors(d, &self.cache, lpa as u32);
+            let first = lba.max(lpa * spp) - lpa * spp;
+            let last = end.min((lpa + 1) * spp) - lpa * spp;
+            bytes.extend_from_slice(d.page_sectors(first as usize, (last - first) as usize));
+        }
+        Ok(bytes)
+    }
+
+    /// Test hook: flips a byte of sector `lba` where the FTL maps it. Returns whether there was
+    /// a stored page there (tests of the read check only).
+    #[doc(hidden)]
+    pub fn corrupt_stored_sector_for_test(&mut self, lba: u64) -> bool {
+        let spp = self.ftl.geometry.sectors_per_page;
+        let ppa = self.ftl.map.lookup((lba / spp) as u32);
+        match self.data.as_deref_mut() {
+            Some(d) if ppa != UNMAPPED => {
+                d.store.corrupt(ppa as u64, (lba % spp) as usize * crate::data::content::SECTOR + 100)
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Lays every cache line's sectors of page `lpa` over the page just read; returns the sectors
+/// that came from the cache. Partitions agree on a sector they both hold: a write into one
+/// takes the sector out of the others (`CacheState::forget`).
+fn overlay_cached_sectors(d: &mut DataEmulation, cache: &super::cache_path::CacheState, lpa: u32) -> u64 {
+    let mut from_cache = 0;
+    for (p, part) in cache.partitions().iter().enumerate() {
+        if let Some(mask) = part.sectors_of(lpa) {
+            from_cache |= d.overlay_cache_line(p, lpa, mask);
+        }
+    }
+    from_cache
+}
