@@ -12,6 +12,7 @@ mod flash_path;
 mod host_path;
 mod mapping_path;
 mod precondition_path;
+mod read_ahead;
 mod report;
 mod suspension;
 
