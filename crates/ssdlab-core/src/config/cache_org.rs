@@ -172,15 +172,8 @@ pub(super) fn validate_organisation(config: &Config) -> Result<(), ConfigError> 
 
 fn validate_read_ahead(config: &Config) -> Result<(), ConfigError> {
     let c = &config.cache;
+    // The other read-ahead keys may stay set while it is off, so a sweep can toggle it alone.
     if !c.read_ahead {
-        for (field, set) in [
-            ("read_ahead_threshold", c.read_ahead_threshold.is_some()),
-            ("read_ahead_pages", c.read_ahead_pages.is_some()),
-        ] {
-            if set {
-                return Err(ConfigError::new(format!("cache.{field}"), "applies only with cache.read_ahead = true"));
-            }
-        }
         return Ok(());
     }
     if !config.flows.iter().any(|f| f.cache_mode.unwrap_or_default().caches_reads()) {

@@ -278,7 +278,7 @@ pub struct CacheConfig {
     pub dram_tcl: Duration,
     /// DRAM row precharge time (tRP).
     pub dram_trp: Duration,
-    /// Where lines may be placed (default fully associative, as MQSim; see docs/cache.md).
+    /// Where lines may be placed (default fully associative, MQSim's cache; see docs/cache.md).
     pub organisation: CacheOrganisation,
     /// Lines per set, for organisation = "set_associative" only (required there).
     pub ways: Option<u32>,
@@ -289,7 +289,8 @@ pub struct CacheConfig {
     pub replacement: Replacement,
     /// Prefetch ahead of sequential reads into the cache (default off: MQSim has no read-ahead).
     pub read_ahead: bool,
-    /// Consecutive sequential reads of a flow before read-ahead starts (default 4).
+    /// Reads of a flow in a row that continue the previous one before read-ahead starts (default
+    /// 4: a stream shows itself within a few requests; random reads almost never do this).
     pub read_ahead_threshold: Option<u32>,
     /// Pages kept prefetched ahead of a sequential stream (default: one per plane the flow's
     /// pages stripe over, so every die reads once in parallel).

@@ -24,7 +24,7 @@ use crate::stats::breakdown::{Breakdown, Step};
 use crate::time::SimTime;
 
 /// One flow's sequential-stream detector.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 struct Stream {
     /// The sector where the flow's last read ended.
     next_sector: u64,
@@ -32,6 +32,13 @@ struct Stream {
     run: u32,
     /// Pages below this one (and at or above where the stream is) have been prefetched.
     ahead_until: u64,
+}
+
+impl Default for Stream {
+    /// Before the flow's first read: no read continues it.
+    fn default() -> Self {
+        Self { next_sector: u64::MAX, run: 0, ahead_until: 0 }
+    }
 }
 
 /// A page being read ahead: its transaction, when it was issued, and the first host read
