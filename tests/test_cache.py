@@ -21,6 +21,7 @@ def _sequential(**cache: object) -> dict:
         queue_depth=1,
         requests=2000,
     )
+    config["flash"]["page_size"] = "4KiB"
     config["cache"] = {"capacity": "1MiB", **cache}
     config["precondition"] = {"mode": "fill", "occupancy": 0.5}
     return config
@@ -67,5 +68,7 @@ def test_cli_runs_the_read_ahead_example(run_cli, tmp_path):
     proc = run_cli("run", example, "--out", "out", "--set", "flows.0.requests=400")
     assert proc.returncode == 0, proc.stderr
     cache = json.loads((tmp_path / "out" / "results.json").read_text())["device"]["cache"]
-    assert cache["prefetches_issued"] > 300
-    assert cache["prefetches_used"] > 0.9 * cache["prefetches_issued"]
+    # Every read but the first few finds its page read ahead; the last window stays unread.
+    assert cache["prefetches_used"] > 0.95 * 400
+    assert cache["prefetches_issued"] == cache["prefetches_used"] + cache["prefetches_wasted"]
+    assert cache["sets"] * cache["ways"] == 256 * 1024 // 8
