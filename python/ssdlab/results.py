@@ -100,11 +100,26 @@ class WearStats(_Document):
 
 
 class CacheStats(_Document):
-    """The data cache as the device saw it: flushes of dirty lines, writes that waited for room."""
+    """The data cache as the device saw it: flushes of dirty lines, writes that waited for room,
+    read hits and misses, evictions, and read-ahead (docs/cache.md). Fields after
+    ``dram_utilisation`` are 0 in results written before they existed."""
 
     flushes: int
     writes_waited: int
     dram_utilisation: float
+    read_lookups: int = 0
+    read_hits: int = 0
+    read_misses: int = 0
+    evictions: int = 0
+    """Lines that left to make room (clean ones dropped, dirty ones flushed)."""
+    sets: int = 0
+    ways: int = 0
+    prefetches_issued: int = 0
+    prefetches_used: int = 0
+    prefetches_wasted: int = 0
+    """Pages read ahead that no host read used: ``issued = used + wasted``."""
+    prefetch_waits: int = 0
+    """Page reads that waited for a read-ahead in flight instead of reading flash themselves."""
 
 
 class DeviceResults(_Document):
@@ -131,10 +146,14 @@ class CmtStats(_Document):
 
 
 class FlowCacheStats(_Document):
-    """A flow's page reads that looked in the data cache, and those it served."""
+    """A flow's page reads that looked in the data cache, those it served, and its read-ahead."""
 
     read_lookups: int
     read_hits: int
+    read_misses: int = 0
+    prefetches_issued: int = 0
+    prefetches_used: int = 0
+    prefetch_waits: int = 0
 
 
 class FlowResults(_Document):

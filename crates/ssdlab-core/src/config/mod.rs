@@ -5,6 +5,7 @@
 //! field path (`flash.timing.read`), and [`validate`] then checks every value against the model's
 //! limits before anything is allocated.
 
+mod cache_org;
 mod data;
 mod dram;
 pub mod firmware;
@@ -17,6 +18,7 @@ mod schema;
 mod units;
 mod validate;
 
+pub use cache_org::{CacheOrganisation, CacheShape, Replacement};
 pub use data::DataConfig;
 pub use dram::{DramConfig, DramModel, PagePolicy};
 pub use host_ocssd::{GcCopy, HostPlacement, OpenChannelConfig};
@@ -291,7 +293,7 @@ impl Default for ControllerConfig {
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct CacheConfig {
-    /// DRAM for cached data (MQSim's Data_Cache_Capacity); lines are one flash page each.
+    /// DRAM for cached data (MQSim's Data_Cache_Capacity).
     pub capacity: Size,
     /// One cache for all flows, or an equal share of the lines per flow.
     pub sharing: Sharing,
@@ -308,6 +310,23 @@ pub struct CacheConfig {
     pub dram_tcl: Duration,
     /// DRAM row precharge time (tRP).
     pub dram_trp: Duration,
+    /// Where lines may be placed (default fully associative, MQSim's cache; see docs/cache.md).
+    pub organisation: CacheOrganisation,
+    /// Lines per set, for organisation = "set_associative" only (required there).
+    pub ways: Option<u32>,
+    /// Bytes per line, a multiple of the flash page: that many consecutive logical pages, which
+    /// static allocation stripes over channels and dies (a super-page). Default one page.
+    pub line_size: Option<Size>,
+    /// Which line of a full set makes room (default LRU, as MQSim).
+    pub replacement: Replacement,
+    /// Prefetch ahead of sequential reads into the cache (default off: MQSim has no read-ahead).
+    pub read_ahead: bool,
+    /// Reads of a flow in a row that continue the previous one before read-ahead starts (default
+    /// 4: a stream shows itself within a few requests; random reads almost never do this).
+    pub read_ahead_threshold: Option<u32>,
+    /// Pages kept prefetched ahead of a sequential stream (default: one per plane the flow's
+    /// pages stripe over, so every die reads once in parallel).
+    pub read_ahead_pages: Option<u32>,
 }
 
 impl Default for CacheConfig {
@@ -321,6 +340,13 @@ impl Default for CacheConfig {
             dram_trcd: Duration::lit("13ns"),
             dram_tcl: Duration::lit("13ns"),
             dram_trp: Duration::lit("13ns"),
+            organisation: CacheOrganisation::FullyAssociative,
+            ways: None,
+            line_size: None,
+            replacement: Replacement::Lru,
+            read_ahead: false,
+            read_ahead_threshold: None,
+            read_ahead_pages: None,
         }
     }
 }

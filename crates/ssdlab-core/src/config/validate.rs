@@ -276,6 +276,7 @@ fn validate_ftl(config: &Config) -> Result<(), ConfigError> {
 }
 
 fn validate_cache(config: &Config) -> Result<(), ConfigError> {
+    super::cache_org::validate_organisation(config)?;
     if !config.flows.iter().any(|f| f.cache_mode.unwrap_or_default() != CacheMode::Off) {
         return Ok(());
     }

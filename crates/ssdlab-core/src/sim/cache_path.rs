@@ -7,8 +7,9 @@ use std::collections::VecDeque;
 use super::flash_path::sector_mask;
 use super::mapping_path::NO_TXN;
 use super::{Event, Simulation};
-use crate::cache::{CachePartition, Eviction};
-use crate::config::{CacheMode, Config, Priority, Sharing};
+use crate::cache::{CachePartition, Eviction, Lookup};
+use crate::config::{CacheMode, CacheShape, Config, Priority, Sharing};
+use crate::engine::RandomStream;
 use crate::flash::SECTOR_BYTES;
 use crate::ftl::mapping::UNMAPPED;
 use crate::ftl::transaction::{Transaction, TxnKind, NO_REQUEST};
@@ -17,8 +18,17 @@ use crate::stats::breakdown::{Breakdown, Step};
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct CacheCounts {
     pub read_lookups: u64,
+    /// Lookups that found their sectors cached, or their page being read ahead.
     pub read_hits: u64,
+    /// Page reads this flow's read-ahead issued, and prefetched pages its reads used.
+    pub prefetches_issued: u64,
+    pub prefetches_used: u64,
+    /// Reads that found their page still being read ahead and waited for it.
+    pub prefetch_waits: u64,
 }
+
+/// Random stream of partition `p`'s replacement choices.
+const STREAM_CACHE: u64 = 0xCAC4E;
 
 pub(super) struct CacheState {
     modes: Vec<CacheMode>,
@@ -29,18 +39,21 @@ pub(super) struct CacheState {
     pub counts: Vec<CacheCounts>,
     pub flushes: u64,
     pub writes_waited: u64,
+    /// Sets that need room, with the lines they need (scratch of `make_room`).
+    demand: Vec<(u32, u32)>,
+    /// Sequential-stream detection and prefetches in flight (see `read_ahead.rs`).
+    pub read_ahead: super::read_ahead::ReadAhead,
 }
 
 impl CacheState {
     pub fn new(config: &Config) -> Self {
         let flows = config.flows.len();
-        let lines = (config.cache.capacity.value / config.flash.page_size.value) as u32;
-        let (partitions, partition_of_flow): (Vec<_>, Vec<_>) = match config.cache.sharing {
-            Sharing::Shared => (vec![CachePartition::new(lines)], vec![0; flows]),
-            Sharing::Partitioned => {
-                ((0..flows).map(|_| CachePartition::new(lines / flows as u32)).collect(), (0..flows).collect())
-            }
-        };
+        let n = if config.cache.sharing == Sharing::Partitioned { flows } else { 1 };
+        let shape = CacheShape::new(config, n as u32);
+        let partitions: Vec<_> = (0..n)
+            .map(|p| CachePartition::new(shape, RandomStream::new(config.seed, STREAM_CACHE + p as u64)))
+            .collect();
+        let partition_of_flow = if n == 1 { vec![0; flows] } else { (0..flows).collect() };
         Self {
             modes: config.flows.iter().map(|f| f.cache_mode.unwrap_or_default()).collect(),
             waiting: vec![VecDeque::new(); partitions.len()],
@@ -49,6 +62,8 @@ impl CacheState {
             counts: vec![CacheCounts::default(); flows],
             flushes: 0,
             writes_waited: 0,
+            demand: Vec::new(),
+            read_ahead: super::read_ahead::ReadAhead::new(config),
         }
     }
 
@@ -57,12 +72,49 @@ impl CacheState {
         self.modes[flow]
     }
 
-    /// Whether the cache holds all these sectors for a read of `flow` (counted as a lookup).
-    pub fn read_hit(&mut self, flow: usize, lpa: u32, sectors: u64) -> bool {
-        self.counts[flow].read_lookups += 1;
-        let hit = self.partitions[self.partition_of_flow[flow]].read(lpa, sectors);
-        self.counts[flow].read_hits += u64::from(hit);
-        hit
+    /// Whether the cache holds all these sectors for a read of `flow`, or is reading the page
+    /// ahead (counted as a lookup; a pending page counts as a hit: the read issues no flash read).
+    pub fn read_lookup(&mut self, flow: usize, lpa: u32, sectors: u64) -> Lookup {
+        let c = &mut self.counts[flow];
+        c.read_lookups += 1;
+        let part = &mut self.partitions[self.partition_of_flow[flow]];
+        let used = part.counts.prefetches_used;
+        let found = part.lookup(lpa, sectors);
+        c.read_hits += u64::from(found != Lookup::Miss);
+        c.prefetches_used += part.counts.prefetches_used - used;
+        c.prefetch_waits += u64::from(found == Lookup::Pending);
+        found
+    }
+
+    #[inline]
+    pub fn partition_of(&self, flow: usize) -> usize {
+        self.partition_of_flow[flow]
+    }
+
+    pub fn partition(&mut self, p: usize) -> &mut CachePartition {
+        &mut self.partitions[p]
+    }
+
+    /// Whether writes wait for space in partition `p`.
+    pub fn writes_wait(&self, p: usize) -> bool {
+        !self.waiting[p].is_empty()
+    }
+
+    /// Lines evicted, prefetched pages used, and prefetched pages never read (evicted unread
+    /// or still unread now), over all partitions.
+    pub fn totals(&self) -> (u64, u64, u64) {
+        self.partitions.iter().fold((0, 0, 0), |(e, u, w), p| {
+            (
+                e + p.counts.evictions,
+                u + p.counts.prefetches_used,
+                w + p.counts.prefetches_evicted_unused + p.prefetched_unused(),
+            )
+        })
+    }
+
+    /// Sets and ways of each partition.
+    pub fn sets_and_ways(&self) -> (u32, u32) {
+        (self.partitions[0].sets(), self.partitions[0].ways())
     }
 
     /// Keeps what a flash read of a read-caching flow brought in, unless writes wait for space.
@@ -99,13 +151,11 @@ impl Simulation {
     pub(super) fn cache_write(&mut self, request: u32) -> bool {
         let flow = self.requests_flow(request);
         let p = self.cache.partition_of_flow[flow];
-        // A write touching more pages than the cache (or this flow's share) holds bypasses it.
-        let (pages, _, _) = self.request_pages(request);
-        if pages.count() as u32 > self.cache.partitions[p].capacity() {
+        // A write touching more lines than the cache (or this flow's share) holds bypasses it.
+        if self.cache.partitions[p].never_fits(self.request_lpas(request)) {
             return false;
         }
-        let needed = self.lines_needed(request, p);
-        if self.cache.waiting[p].is_empty() && needed <= self.cache.partitions[p].free() {
+        if self.cache.waiting[p].is_empty() && self.cache.partitions[p].fits(self.request_lpas(request)) {
             self.store_write(request, p);
         } else {
             self.cache.writes_waited += 1;
@@ -118,15 +168,17 @@ impl Simulation {
     /// Lets waiting writes into partition `p` in arrival order while they fit, evicting for the
     /// first one that does not. Dropping clean lines may make room at once; dirty lines make room
     /// when their flushes complete, which calls this again.
-    fn admit_waiting_writes(&mut self, p: usize) {
+    pub(super) fn admit_waiting_writes(&mut self, p: usize) {
         while let Some(&request) = self.cache.waiting[p].front() {
-            let needed = self.lines_needed(request, p);
-            if needed > self.cache.partitions[p].free() {
+            if !self.cache.partitions[p].fits(self.request_lpas(request)) {
                 // Make room for every waiting write at once, so their flushes run in parallel
                 // on the dies instead of one after another.
-                let waiting: u32 = self.cache.waiting[p].iter().map(|&r| self.lines_needed(r, p)).sum();
-                self.make_room(p, request, waiting.min(self.cache.partitions[p].capacity()));
-                if needed > self.cache.partitions[p].free() {
+                for i in 0..self.cache.waiting[p].len() {
+                    let lpas = self.request_lpas(self.cache.waiting[p][i]);
+                    self.cache.partitions[p].add_demand(lpas);
+                }
+                self.make_room(p, request);
+                if !self.cache.partitions[p].fits(self.request_lpas(request)) {
                     // Flushes are under way (the request fits the cache, and its own pages are
                     // never evicted for it): their completion calls this again.
                     return;
@@ -144,9 +196,10 @@ impl Simulation {
         (start / spp..=(end - 1) / spp, start, end)
     }
 
-    fn lines_needed(&self, request: u32, p: usize) -> u32 {
+    /// The logical pages a request touches.
+    fn request_lpas(&self, request: u32) -> std::ops::RangeInclusive<u32> {
         let (pages, _, _) = self.request_pages(request);
-        self.cache.partitions[p].lines_needed(pages.map(|l| l as u32))
+        *pages.start() as u32..=*pages.end() as u32
     }
 
     /// Writes the request's sectors into cache lines and its data into DRAM; the request
@@ -190,22 +243,34 @@ impl Simulation {
         self.finish_part(request, &spent, sent);
     }
 
-    /// Evicts least recently used lines until the waiting writes of partition `p` will fit once
-    /// the flushes under way complete.
-    fn make_room(&mut self, p: usize, request: u32, needed: u32) {
-        let (pages, _, _) = self.request_pages(request);
-        let keep = *pages.start() as u32..=*pages.end() as u32;
-        loop {
-            let part = &self.cache.partitions[p];
-            if part.free() + part.flushing() >= needed {
-                return;
-            }
-            match self.cache.partitions[p].evict_one(keep.clone()) {
-                Eviction::Freed => {}
-                Eviction::Flush { lpa, sectors, flow } => self.flush_line(lpa, sectors, flow),
-                Eviction::Nothing => return,
+    /// Evicts lines (in the replacement policy's order) from each set the waiting writes of
+    /// partition `p` need, until they will fit once the flushes under way complete.
+    fn make_room(&mut self, p: usize, request: u32) {
+        let keep = self.request_lpas(request);
+        let mut demand = std::mem::take(&mut self.cache.demand);
+        self.cache.partitions[p].take_demand(&mut demand);
+        for &(set, needed) in &demand {
+            loop {
+                let part = &self.cache.partitions[p];
+                if part.set_free(set) + part.set_flushing(set) >= needed {
+                    break;
+                }
+                match self.cache.partitions[p].evict_one(set, keep.clone()) {
+                    Eviction::Freed => {}
+                    Eviction::Flush { first_lpa, pages, flow } => {
+                        let mut rest = pages;
+                        while rest != 0 {
+                            let lpa = first_lpa + rest.trailing_zeros();
+                            rest &= rest - 1;
+                            let sectors = self.cache.partitions[p].sectors_of(lpa);
+                            self.flush_line(lpa, sectors, flow);
+                        }
+                    }
+                    Eviction::Nothing => break,
+                }
             }
         }
+        self.cache.demand = demand;
     }
 
     /// Writes a dirty line to flash as an FTL-internal page write (a partial line is merged with
@@ -239,10 +304,6 @@ impl Simulation {
 
 /// What data emulation needs to see (see `data_path`).
 impl CacheState {
-    pub(super) fn partition_of(&self, flow: usize) -> usize {
-        self.partition_of_flow[flow]
-    }
-
     pub(super) fn partitions(&self) -> &[CachePartition] {
         &self.partitions
     }
@@ -263,10 +324,7 @@ impl CacheState {
         if self.mode(f) == CacheMode::Off {
             return;
         }
-        let p = &mut self.partitions[self.partition_of_flow[f]];
-        if p.free() > 0 {
-            p.fill(lpa, sectors, f as u16);
-        }
+        self.partitions[self.partition_of_flow[f]].warm(lpa, sectors, f as u16);
     }
 
     pub(super) fn fill_fraction(&self) -> f64 {

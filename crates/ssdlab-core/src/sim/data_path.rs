@@ -79,7 +79,7 @@ impl Simulation {
                 // A dirty cache line: what the line holds now (the host may have added to it
                 // since the flush began; the line stays dirty then and is flushed again).
                 let p = self.cache.partition_of(t.flow as usize);
-                let mask = self.cache.partitions()[p].sectors_of(t.lpa).unwrap_or(0);
+                let mask = self.cache.partitions()[p].sectors_of(t.lpa);
                 d.program_cache_line(old, new, p, t.lpa, mask);
             }
             // Translation pages hold the FTL's map, not host data.
@@ -129,7 +129,7 @@ impl Simulation {
         self.fill_cache_after_read(t);
         let Some(d) = self.data.as_deref_mut() else { return };
         let part = &self.cache.partitions()[p];
-        if part.sectors_of(t.lpa).is_some_and(|m| m & read_mask == read_mask) {
+        if part.sectors_of(t.lpa) & read_mask == read_mask {
             d.fill_cache_line(p, t.lpa, read_mask);
             d.sweep_cache_lines(p, part.capacity(), |lpa| part.contains(lpa));
         }
@@ -221,7 +221,8 @@ impl Simulation {
 fn overlay_cached_sectors(d: &mut DataEmulation, cache: &super::cache_path::CacheState, lpa: u32) -> u64 {
     let mut from_cache = 0;
     for (p, part) in cache.partitions().iter().enumerate() {
-        if let Some(mask) = part.sectors_of(lpa) {
+        let mask = part.sectors_of(lpa);
+        if mask != 0 {
             from_cache |= d.overlay_cache_line(p, lpa, mask);
         }
     }

@@ -2,6 +2,7 @@
 //! allocation, garbage collection, and the die / channel timeline of each flash command.
 
 use super::{DieState, Event, Simulation};
+use crate::cache::Lookup;
 use crate::config::{CacheMode, Priority, Scheduling};
 use crate::flash::SECTOR_BYTES;
 use crate::ftl::blocks::Stream;
@@ -48,10 +49,20 @@ impl Simulation {
             let first = start.max(page_start) - page_start;
             // Sectors of this page the request covers.
             let covered = (end.min(page_start + spp) - page_start - first) as u32;
-            if is_read && mode != CacheMode::Off && self.cache.read_hit(flow, lpa as u32, sector_mask(first, covered)) {
-                hit_bytes += covered as u64 * SECTOR_BYTES;
-                self.data_cache_read(request, lpa as u32, first, covered);
-                continue;
+            if is_read && mode != CacheMode::Off {
+                match self.cache.read_lookup(flow, lpa as u32, sector_mask(first, covered)) {
+                    Lookup::Hit => {
+                        hit_bytes += covered as u64 * SECTOR_BYTES;
+                        self.data_cache_read(request, lpa as u32, first, covered);
+                        continue;
+                    }
+                    Lookup::Pending => {
+                        pending += 1;
+                        self.wait_for_prefetch(request, flow, lpa as u32, first, covered);
+                        continue;
+                    }
+                    Lookup::Miss => {}
+                }
             }
             pending += 1;
             let id = self.insert_txn(Transaction {
@@ -78,6 +89,9 @@ impl Simulation {
             self.serve_from_cache(request, hit_bytes);
         }
         self.set_pending(request, pending);
+        if is_read && self.cache.read_ahead.enabled() {
+            self.read_ahead(flow, start, end);
+        }
     }
 
     /// Puts a transaction in the slab, with an empty latency breakdown beside it (kept in its own
@@ -416,6 +430,11 @@ impl Simulation {
             self.family_write_done(id, &t);
         }
         match t.kind {
+            TxnKind::UserRead if t.request == NO_REQUEST => {
+                // A page read ahead into the cache.
+                self.txns.remove(id);
+                self.on_prefetch_done(id, t.flow as usize, t.lpa);
+            }
             TxnKind::UserRead => {
                 self.txns.remove(id);
                 let sent = self.send_read_data(t.sectors as u64 * SECTOR_BYTES);

@@ -16,6 +16,7 @@ mod mapping_path;
 mod merge_path;
 mod open_channel_path;
 mod precondition_path;
+mod read_ahead;
 mod report;
 mod suspension;
 

@@ -97,6 +97,29 @@ impl Simulation {
         summary
     }
 
+    fn cache_summary(&self, now: f64) -> CacheSummary {
+        let c = &self.cache;
+        let sum = |f: fn(&super::cache_path::CacheCounts) -> u64| c.counts.iter().map(f).sum::<u64>();
+        let (read_lookups, read_hits) = (sum(|k| k.read_lookups), sum(|k| k.read_hits));
+        let (evictions, prefetches_used, prefetches_wasted) = c.totals();
+        let (sets, ways) = c.sets_and_ways();
+        CacheSummary {
+            flushes: c.flushes,
+            writes_waited: c.writes_waited,
+            dram_utilisation: self.dram.busy_ps() as f64 / now,
+            read_lookups,
+            read_hits,
+            read_misses: read_lookups - read_hits,
+            evictions,
+            sets,
+            ways,
+            prefetches_issued: sum(|k| k.prefetches_issued),
+            prefetches_used,
+            prefetches_wasted,
+            prefetch_waits: sum(|k| k.prefetch_waits),
+        }
+    }
+
     fn results_without_energy(&self) -> Results {
         let names: Vec<String> = self.flows.iter().map(|f| f.name.clone()).collect();
         let warnings = self.result_warnings();
@@ -128,7 +151,14 @@ impl Simulation {
                         misses: counts.lookups - counts.hits,
                     },
                     cache_hit_rate,
-                    cache: FlowCacheSummary { read_lookups: cache.read_lookups, read_hits: cache.read_hits },
+                    cache: FlowCacheSummary {
+                        read_lookups: cache.read_lookups,
+                        read_hits: cache.read_hits,
+                        read_misses: cache.read_lookups - cache.read_hits,
+                        prefetches_issued: cache.prefetches_issued,
+                        prefetches_used: cache.prefetches_used,
+                        prefetch_waits: cache.prefetch_waits,
+                    },
                     requests: f.issued,
                     interval_seconds: ps_to_seconds(f.stats.interval_ps()),
                 }
@@ -175,11 +205,7 @@ impl Simulation {
                     max_erase_count: self.ftl.blocks.max_erase_count(),
                     channel_utilisation: self.channel_busy_ps.iter().map(|&b| b as f64 / now).collect(),
                 },
-                cache: CacheSummary {
-                    flushes: self.cache.flushes,
-                    writes_waited: self.cache.writes_waited,
-                    dram_utilisation: self.dram.busy_ps() as f64 / now,
-                },
+                cache: self.cache_summary(now),
                 wear: WearSummary {
                     min_erase_count: self.ftl.blocks.min_erase_count(),
                     max_erase_count: self.ftl.blocks.max_erase_count(),

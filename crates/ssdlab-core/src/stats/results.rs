@@ -53,7 +53,19 @@ pub struct CmtSummary {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct FlowCacheSummary {
     pub read_lookups: u64,
+    /// Page reads served by the cache: all sectors cached, or the page being read ahead.
     pub read_hits: u64,
+    /// Always read_lookups - read_hits.
+    #[serde(default)]
+    pub read_misses: u64,
+    /// Pages the flow's read-ahead read from flash, and prefetched pages its reads used.
+    #[serde(default)]
+    pub prefetches_issued: u64,
+    #[serde(default)]
+    pub prefetches_used: u64,
+    /// Page reads that found their page still being read ahead and waited for it.
+    #[serde(default)]
+    pub prefetch_waits: u64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -64,6 +76,32 @@ pub struct CacheSummary {
     pub writes_waited: u64,
     /// Fraction of the simulated time the DRAM was busy.
     pub dram_utilisation: f64,
+    /// Page reads of all flows that looked in the cache, were served by it, and were not.
+    #[serde(default)]
+    pub read_lookups: u64,
+    #[serde(default)]
+    pub read_hits: u64,
+    #[serde(default)]
+    pub read_misses: u64,
+    /// Lines that left to make room (clean ones dropped, dirty ones flushed).
+    #[serde(default)]
+    pub evictions: u64,
+    /// Sets per partition and lines per set (1 set when fully associative).
+    #[serde(default)]
+    pub sets: u32,
+    #[serde(default)]
+    pub ways: u32,
+    /// Pages read ahead; those a host read used; those never read (evicted unread, or unread
+    /// at the end): issued = used + wasted.
+    #[serde(default)]
+    pub prefetches_issued: u64,
+    #[serde(default)]
+    pub prefetches_used: u64,
+    #[serde(default)]
+    pub prefetches_wasted: u64,
+    /// Page reads that waited for a read-ahead in flight instead of reading flash themselves.
+    #[serde(default)]
+    pub prefetch_waits: u64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
