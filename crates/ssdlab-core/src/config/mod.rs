@@ -9,6 +9,7 @@ mod cache_org;
 mod data;
 mod dram;
 pub mod firmware;
+mod flow;
 mod host_ocssd;
 mod host_ufs;
 mod mapping;
@@ -21,6 +22,7 @@ mod validate;
 pub use cache_org::{CacheOrganisation, CacheShape, Replacement};
 pub use data::DataConfig;
 pub use dram::{DramConfig, DramModel, PagePolicy};
+pub use flow::{AddressPattern, BlkparseEvent, FlowConfig, FlowKind, RequestSize, TraceDevice, TraceFormat, TraceOps};
 pub use host_ocssd::{GcCopy, HostPlacement, OpenChannelConfig};
 pub use host_ufs::{RateSeries, UfsConfig};
 pub use mapping::{family_name, MappingFamily, SuperPageUpdate, DEFAULT_LOG_BLOCKS_PER_DATA_BLOCK};
@@ -731,191 +733,4 @@ pub struct RunConfig {
     /// requests, sampled deterministically from the seed.
     #[serde(default, skip_serializing_if = "crate::stats::RequestRecords::is_none")]
     pub request_records: crate::stats::RequestRecords,
-}
-
-/// One I/O flow: an application or tenant with its own submission and completion queue.
-#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct FlowConfig {
-    /// Name in the results (default `flow-<i>`).
-    pub name: Option<String>,
-    #[serde(default)]
-    pub kind: FlowKind,
-    /// Fraction of requests that are reads (synthetic flows).
-    pub read_fraction: Option<f64>,
-    /// Request size (synthetic flows, default 4KiB).
-    pub request_size: Option<RequestSize>,
-    /// Address pattern (synthetic flows, default uniform).
-    pub address: Option<AddressPattern>,
-    /// Fraction of the working set that is hot (address = "hotcold").
-    pub hot_fraction: Option<f64>,
-    /// Fraction of requests that go to the hot region (address = "hotcold").
-    pub hot_traffic: Option<f64>,
-    /// Start addresses are multiples of this size.
-    pub alignment: Option<Size>,
-    /// Fraction of the logical space the flow addresses, starting at `working_set_start`.
-    pub working_set: Option<f64>,
-    /// Where the working set starts, as a fraction of the logical space.
-    pub working_set_start: Option<f64>,
-    /// Closed loop: keep this many requests outstanding.
-    pub queue_depth: Option<u32>,
-    /// Open loop: mean arrival rate, exponential inter-arrival times.
-    pub rate: Option<Rate>,
-    /// Stop after this many requests.
-    pub requests: Option<u64>,
-    /// Stop issuing at this simulated time.
-    pub duration: Option<Duration>,
-    /// Trace file (trace flows), relative to the config file.
-    pub path: Option<String>,
-    /// Trace file format (trace flows); default `auto`: sniffed from the first lines.
-    pub format: Option<TraceFormat>,
-    /// Multiply trace inter-arrival times by this factor (0.5 replays twice as fast).
-    pub time_scale: Option<f64>,
-    /// Replay only this device or volume of the trace (its DiskNumber, ASU, device_id, VolumeID,
-    /// `maj,min` or file name, depending on the format).
-    pub device: Option<TraceDevice>,
-    /// Replay the trace from this trace time on (time after the trace's first record).
-    pub start: Option<Duration>,
-    /// Stop the flow at the first record at or past this trace time.
-    pub end: Option<Duration>,
-    /// Which requests of the trace to replay (default all).
-    pub ops: Option<TraceOps>,
-    /// Traces without timestamps (fio iolog version 2): time between consecutive requests
-    /// (default 0: all are due at once and the submission queue paces them).
-    pub arrival_gap: Option<Duration>,
-    /// blkparse traces: replay queued (`Q`) or dispatched (`D`, default) events.
-    pub blkparse_event: Option<BlkparseEvent>,
-    /// Entries of this flow's submission queue (default: host.sq_depth).
-    pub sq_depth: Option<u32>,
-    /// NVMe priority class of the flow's queue (default medium).
-    pub priority: Option<Priority>,
-    /// How the flow uses the data cache (default off).
-    pub cache_mode: Option<CacheMode>,
-    /// Seed of this flow's random stream. By default it is derived from the run's seed and the
-    /// flow's position; setting it keeps the flow's requests the same wherever it stands (the
-    /// effective seed is reported in the results, so a run can be repeated flow by flow).
-    pub seed: Option<u64>,
-    /// Resource partitioning: the channel, chip (way within a channel), die (within a chip) and
-    /// plane (within a die) ids the flow's writes may use (default: all).
-    pub channels: Option<Vec<u32>>,
-    /// Chip (way) ids the flow's writes may use.
-    pub chips: Option<Vec<u32>>,
-    /// Die ids the flow's writes may use.
-    pub dies: Option<Vec<u32>>,
-    /// Plane ids the flow's writes may use.
-    pub planes: Option<Vec<u32>>,
-}
-
-#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum FlowKind {
-    #[default]
-    Synthetic,
-    Trace,
-}
-
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum AddressPattern {
-    Uniform,
-    Hotcold,
-    Sequential,
-}
-
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum TraceFormat {
-    /// Tell the format from the file's first lines.
-    Auto,
-    /// MQSim ASCII: `arrival_ns device start_sector size_sectors type(1 = read, 0 = write)`.
-    Mqsim,
-    /// MSR Cambridge / SNIA CSV: `Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime`.
-    Msr,
-    /// UMass / SPC: `ASU,LBA,Size,Opcode,Timestamp`.
-    #[serde(alias = "umass")]
-    Spc,
-    /// blkparse's default text output (Q or D events).
-    Blkparse,
-    /// fio iolog, version 2 or 3.
-    Fio,
-    /// Alibaba 2020 block traces: `device_id,opcode,offset,length,timestamp`.
-    Alibaba,
-    /// Tencent CBS: `Timestamp,Offset,Size,IOType,VolumeID`.
-    Tencent,
-}
-
-/// A trace's device or volume id: a number (`device = 3`) or a name (`device = "8,0"`).
-#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
-#[serde(untagged)]
-pub enum TraceDevice {
-    Number(u64),
-    Name(String),
-}
-
-/// Which requests of a trace are replayed.
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum TraceOps {
-    All,
-    Read,
-    Write,
-}
-
-/// The blkparse action a trace flow replays.
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
-pub enum BlkparseEvent {
-    /// `Q`: requests as the application queued them, before merging.
-    #[serde(rename = "Q", alias = "queue")]
-    Queue,
-    /// `D`: requests as dispatched to the device, after merging and splitting.
-    #[serde(rename = "D", alias = "dispatch")]
-    Dispatch,
-}
-
-/// A request size: fixed (`"4KiB"`, `"8sectors"`) or normal `{ mean = "16KiB", stdev = "4KiB" }`.
-#[derive(Clone, Debug, Serialize, JsonSchema)]
-#[serde(untagged)]
-pub enum RequestSize {
-    Fixed(Size),
-    Normal { mean: Size, stdev: Size },
-}
-
-impl<'de> Deserialize<'de> for RequestSize {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = RequestSize;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a size like \"4KiB\" or a table { mean = \"16KiB\", stdev = \"4KiB\" }")
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-                Size::parse(v).map(RequestSize::Fixed).map_err(E::custom)
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
-                Err(E::custom(format!("expected a size string like \"4KiB\", got the bare number {v} (add a unit)")))
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
-                self.visit_i64(v as i64)
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let (mut mean, mut stdev) = (None, None);
-                while let Some(key) = map.next_key::<String>()? {
-                    match key.as_str() {
-                        "mean" => mean = Some(map.next_value::<Size>()?),
-                        "stdev" => stdev = Some(map.next_value::<Size>()?),
-                        other => {
-                            return Err(de::Error::custom(format!(
-                                "unknown field `{other}`, expected `mean` or `stdev`"
-                            )))
-                        }
-                    }
-                }
-                match (mean, stdev) {
-                    (Some(mean), Some(stdev)) => Ok(RequestSize::Normal { mean, stdev }),
-                    _ => Err(de::Error::custom("a normal request size needs both `mean` and `stdev`")),
-                }
-            }
-        }
-        deserializer.deserialize_any(V)
-    }
 }
