@@ -1,0 +1,231 @@
+"""Results models of the SSD-as-a-computer parts (``energy``, ``dram``, ``firmware``,
+``host_interface``, ``open_channel``, ``mapping``, ``data``): each key is present only when its
+model is on. :mod:`ssdlab.results` re-exports them."""
+
+from __future__ import annotations
+
+from ssdlab._document import _Document
+
+
+class ComponentJoules(_Document):
+    """Energy per component, joules."""
+
+    nand: float
+    dram: float
+    cpu: float
+    pcie: float
+
+
+class PowerSeries(_Document):
+    """Average power per time-series window."""
+
+    start_seconds: list[float]
+    watts: list[float]
+
+
+class DramJoules(_Document):
+    """The banked DRAM's energy by background state and operation, joules."""
+
+    active: float
+    active_standby: float
+    precharge_standby: float
+    power_down: float
+    self_refresh: float
+    activate: float
+    read: float
+    write: float
+    refresh: float
+
+
+class Energy(_Document):
+    """The energy model's results (``energy``; only with ``power.enabled``)."""
+
+    total_joules: float
+    average_watts: float
+    by_component: ComponentJoules
+    energy_per_request_uj: float
+    power_over_time: PowerSeries
+    dram_breakdown_joules: DramJoules | None = None
+    """Only with ``dram.model = "banked"``: the DRAM's energy by state and operation."""
+
+
+class DramUsers(_Document):
+    """One count per DRAM user: data cache, CMT lookups, flash data buffers."""
+
+    cache: int
+    cmt: int
+    buffer: int
+
+
+class DramResidency(_Document):
+    """Fraction of the DRAM ranks' time in each state (sums to 1)."""
+
+    active: float
+    active_standby: float
+    precharge_standby: float
+    power_down: float
+    self_refresh: float
+
+
+class Dram(_Document):
+    """The banked DRAM model's statistics (``dram``; only with ``dram.model = "banked"``)."""
+
+    model: str
+    page_policy: str
+    accesses: DramUsers
+    bytes: DramUsers
+    reads: int
+    writes: int
+    row_hits: int
+    row_misses: int
+    row_conflicts: int
+    row_hit_rate: float
+    activates: int
+    refreshes: int
+    power_down_exits: int
+    self_refresh_exits: int
+    bus_utilisation: float
+    state_residency: DramResidency
+
+
+class Firmware(_Document):
+    """The firmware model's results (``firmware``; only with ``firmware.enabled``)."""
+
+    cores: int
+    clock_hz: float
+    core_utilisation: list[float]
+    """Busy fraction of each core over the run."""
+    core_busy_seconds: list[float]
+    instructions_by_class: dict[str, int]
+    """Instructions executed by class: branch, load_store, arithmetic, other."""
+    instructions_by_step: dict[str, int]
+    """Instructions executed by firmware step: hil, cache, ftl, fil, gc."""
+    executions_by_step: dict[str, int]
+    step_us: dict[str, float]
+    """Time one execution of each step takes on an idle core, microseconds."""
+    instructions_per_second: float
+    latency_share: float
+    """Fraction of the summed response time spent in firmware steps."""
+
+
+class UfsLinkStats(_Document):
+    """The UFS link (``host_interface.ufs``): M-PHY gear, lanes and the UPIUs sent each way."""
+
+    gear: int
+    rate_series: str
+    lanes: int
+    lane_gbps: float
+    coding_efficiency: float
+    upius_to_device: int
+    upius_to_host: int
+
+
+class HostInterfaceStats(_Document):
+    """The host interface (``host_interface``): its device queue, link rate and traffic."""
+
+    kind: str
+    """``nvme``, ``sata``, ``ufs`` or ``open_channel``."""
+    device_queue_slots: int
+    link_bytes_per_second: float
+    full_duplex: bool
+    bytes_to_device: int
+    bytes_to_host: int
+    ufs: UfsLinkStats | None = None
+
+
+class ChunkCounts(_Document):
+    """Open-Channel chunks in each state at the end of the run."""
+
+    free: int
+    open: int
+    closed: int
+    offline: int
+
+
+class OpenChannelGeometry(_Document):
+    """The geometry an Open-Channel 2.0 device reports (groups = channels, PUs = dies)."""
+
+    groups: int
+    parallel_units_per_group: int
+    chunks_per_parallel_unit: int
+    logical_blocks_per_chunk: int
+    logical_block_bytes: int
+    min_write_logical_blocks: int
+
+
+class HostFtlStats(_Document):
+    """The Open-Channel host FTL's work: its mapping table, lookups, placement and GC traffic."""
+
+    placement: str
+    gc_copy: str
+    mapping_table_bytes: int
+    lookups: int
+    pages_placed: int
+    gc_pages_moved: int
+    gc_link_bytes: int
+    cpu_seconds: float
+
+
+class OpenChannel(_Document):
+    """Open-Channel 2.0 results (``open_channel``): chunk states and the device's rule checks."""
+
+    geometry: OpenChannelGeometry
+    chunks: ChunkCounts
+    resets: int
+    write_pointer_violations: int
+    """Programs off a chunk's write pointer (0 when the host FTL keeps the rules)."""
+    reset_violations: int
+    max_open_chunks: int
+    pages_written: int
+    host_ftl: HostFtlStats
+
+
+class MergeCounts(_Document):
+    """Merges by kind; block mapping's whole-block copy-on-write counts as ``full``."""
+
+    switch: int
+    partial: int
+    full: int
+
+
+class Mapping(_Document):
+    """What a block, hybrid or super-page mapping family did (``mapping``; see docs/mapping.md)."""
+
+    family: str
+    """``block``, ``hybrid`` or ``super_page``."""
+    merges: MergeCounts
+    super_page_read_modify_writes: int
+    pages_read_by_merges: int
+    pages_copied_by_merges: int
+    erases_by_merges: int
+    host_pages_in_place: int
+    host_pages_to_log_blocks: int
+    host_pages_in_merges: int
+    writes_waited_for_merges: int
+    writes_waited_for_blocks: int
+
+
+class DataMismatch(_Document):
+    """The first read sector that did not hold what the host last wrote."""
+
+    lba: int
+    source: str
+    """``flash`` (physical page ``ppa``), ``cache`` or ``unmapped``."""
+    ppa: int | None
+    flow: str
+    expected: str
+    found: str
+    at_seconds: float
+
+
+class DataEmulation(_Document):
+    """Read checks and stored pages (``data``; only with ``data.emulate``)."""
+
+    verified_sectors: int
+    mismatched_sectors: int
+    skipped_sectors: int
+    """Read sectors whose content the host's order leaves undefined (a write in flight)."""
+    stored_pages: int
+    spilled_pages: int
+    memory_bytes: int
+    first_mismatch: DataMismatch | None = None
