@@ -274,8 +274,13 @@ impl Simulation {
     fn program_host_page(&mut self, id: u32, block: u32, page: u32) {
         let lpa = self.txns.get(id).lpa;
         let ppa = self.ftl.blocks.program_at(block, page, self.now());
-        if let Some(old) = self.ftl.map.remap(lpa, ppa) {
+        let old = self.ftl.map.remap(lpa, ppa);
+        if let Some(old) = old {
             self.ftl.blocks.invalidate(old);
+        }
+        if self.data.is_some() {
+            let t = *self.txns.get(id);
+            self.data_program(&t, old.unwrap_or(UNMAPPED), ppa);
         }
         self.ftl.stats.user_programs += 1;
         let g = &self.ftl.geometry;
@@ -429,6 +434,7 @@ impl Simulation {
             let ppb = self.ftl.geometry.pages_per_block;
             self.ftl.map.clear_physical(block * ppb, ppb);
             self.ftl.blocks.erase(block);
+            self.data_erase(block * ppb);
             self.ftl.stats.blocks_erased += 1;
             self.fam().counts.erases += 1;
             self.series.sample_gc(self.now(), &self.ftl.stats);
@@ -481,6 +487,7 @@ impl Simulation {
             let ppa = self.ftl.blocks.program_at(dest, lpa % ppb, self.now());
             if let Some(old) = self.ftl.map.remap(lpa, ppa) {
                 self.ftl.blocks.invalidate(old);
+                self.data_move(old, ppa);
             }
             self.ftl.stats.gc_programs += 1;
             self.fam().counts.pages_copied += 1;
