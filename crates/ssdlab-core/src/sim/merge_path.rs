@@ -18,6 +18,7 @@ use std::collections::VecDeque;
 
 use rustc_hash::FxHashMap;
 
+use super::flash_path::sector_mask;
 use super::mapping_path::NO_TXN;
 use super::Simulation;
 use crate::config::{family_name, Config, MappingFamily, PreconditionMode, SuperPageUpdate};
@@ -281,6 +282,17 @@ impl Simulation {
         if self.data.is_some() {
             let t = *self.txns.get(id);
             self.data_program(&t, old.unwrap_or(UNMAPPED), ppa);
+        }
+        let request = self.txns.get(id).request;
+        if request != NO_REQUEST {
+            // Written past the cache (as under page mapping): cached copies of these sectors are
+            // older now, and a later flush of them must not put them back over this page.
+            let (_, start, sectors) = self.request_sectors(request);
+            let spp = self.ftl.geometry.sectors_per_page;
+            let page_start = lpa as u64 * spp;
+            let first = start.max(page_start);
+            let end = (start + sectors as u64).min(page_start + spp);
+            self.cache.forget(lpa, sector_mask(first - page_start, (end - first) as u32), None);
         }
         self.ftl.stats.user_programs += 1;
         let g = &self.ftl.geometry;
