@@ -97,5 +97,5 @@ def test_read_back_returns_the_bytes_written():
         sim.read_back(1 << 40, 1)
     off = small_config()
     sim = _core.Simulation(json.dumps(off), ".", None)
-    with pytest.raises(ValueError, match="data.emulate is off"):
+    with pytest.raises(ValueError, match=r"data\.emulate is off"):
         sim.read_back(0, 1)
