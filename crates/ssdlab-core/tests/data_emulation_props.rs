@@ -3,6 +3,8 @@
 //! the data cache, the cached mapping table, several flows), every host read returns the bytes
 //! the host last wrote, and every read sector is checked unless the host's order leaves it
 //! undefined (a write to its page in flight with the read); with one request at a time, all are.
+//! The second property runs the same cases under the block, hybrid and super-page mapping
+//! families, whose merges and read-modify-writes move pages instead of GC.
 
 mod common;
 
@@ -116,30 +118,73 @@ memory_limit = "64KiB"
         )
 }
 
+/// A case under a non-page mapping family (block-mapped families have no preemptible GC).
+fn family_case_strategy() -> impl Strategy<Value = Case> {
+    (
+        case_strategy(),
+        prop::sample::select(vec!["block", "hybrid", "super_page", "super_page remap"]),
+        1u32..=4,
+        prop::bool::ANY,
+    )
+        .prop_map(|(mut case, family, logs, span_all_planes)| {
+            let mut ftl = match family {
+                "super_page remap" => "[ftl]\nmapping = \"super_page\"\nsuper_page_update = \"remap\"\n".to_string(),
+                "hybrid" => format!("[ftl]\nmapping = \"hybrid\"\nlog_blocks_per_data_block = {logs}\n"),
+                f => format!("[ftl]\nmapping = \"{f}\"\n"),
+            };
+            if family.starts_with("super_page") && span_all_planes {
+                // One page on every plane of the device (the default spans a die's planes).
+                let planes: u32 = ["channels", "chips_per_channel", "planes_per_die"]
+                    .iter()
+                    .map(|key| {
+                        let at = case.toml.find(&format!("\n{key} = ")).expect("key") + key.len() + 4;
+                        case.toml[at..].split('\n').next().unwrap().parse::<u32>().unwrap()
+                    })
+                    .product();
+                ftl.push_str(&format!("super_page_pages = {planes}\n"));
+            }
+            case.toml = case.toml.replacen("[ftl]\n", &ftl, 1);
+            if !family.starts_with("super_page") {
+                case.toml = case.toml.replace("preemptible_gc = true", "preemptible_gc = false");
+            }
+            case
+        })
+}
+
+fn check_case(case: &Case) -> Result<(), TestCaseError> {
+    let mut sim = match Simulation::from_toml_str(&case.toml, &common::repo_root()) {
+        Ok(sim) => sim,
+        // Geometries with too little spare space for GC are refused; not this test's subject.
+        Err(SimError::Config(e)) if e.path.starts_with("ftl") => return Err(TestCaseError::reject(e.to_string())),
+        Err(e) => return Err(TestCaseError::fail(format!("{e}\n{}", case.toml))),
+    };
+    let r = match sim.run() {
+        Ok(r) => r,
+        // A workload pinned to too little space can run out of it; that is reported, not wrong data.
+        Err(SimError::EndOfLife(_)) => return Err(TestCaseError::reject("out of space")),
+        Err(e) => return Err(TestCaseError::fail(format!("{e}\n{}", case.toml))),
+    };
+    sim.check_invariants().map_err(TestCaseError::fail)?;
+    let d = r.data.as_ref().expect("data section");
+    prop_assert_eq!(d.mismatched_sectors, 0, "{:?}\n{}", d.first_mismatch, case.toml);
+    let read_sectors = r.device.reads.bytes / 512;
+    prop_assert_eq!(d.verified_sectors + d.skipped_sectors, read_sectors, "{}", case.toml);
+    if case.serial {
+        prop_assert_eq!(d.skipped_sectors, 0, "{}", case.toml);
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
 
     #[test]
     fn reads_return_what_the_host_last_wrote(case in case_strategy()) {
-        let mut sim = match Simulation::from_toml_str(&case.toml, &common::repo_root()) {
-            Ok(sim) => sim,
-            // Geometries with too little spare space for GC are refused; not this test's subject.
-            Err(SimError::Config(e)) if e.path.starts_with("ftl") => return Err(TestCaseError::reject(e.to_string())),
-            Err(e) => return Err(TestCaseError::fail(format!("{e}\n{}", case.toml))),
-        };
-        let r = match sim.run() {
-            Ok(r) => r,
-            // A workload pinned to too little space can run out of it; that is reported, not wrong data.
-            Err(SimError::EndOfLife(_)) => return Err(TestCaseError::reject("out of space")),
-            Err(e) => return Err(TestCaseError::fail(format!("{e}\n{}", case.toml))),
-        };
-        sim.check_invariants().map_err(TestCaseError::fail)?;
-        let d = r.data.as_ref().expect("data section");
-        prop_assert_eq!(d.mismatched_sectors, 0, "{:?}\n{}", d.first_mismatch, case.toml);
-        let read_sectors = r.device.reads.bytes / 512;
-        prop_assert_eq!(d.verified_sectors + d.skipped_sectors, read_sectors, "{}", case.toml);
-        if case.serial {
-            prop_assert_eq!(d.skipped_sectors, 0, "{}", case.toml);
-        }
+        check_case(&case)?;
+    }
+
+    #[test]
+    fn reads_return_what_the_host_last_wrote_under_every_mapping_family(case in family_case_strategy()) {
+        check_case(&case)?;
     }
 }

@@ -82,6 +82,12 @@ impl Simulation {
                 let mask = self.cache.partitions()[p].sectors_of(t.lpa);
                 d.program_cache_line(old, new, p, t.lpa, mask);
             }
+            // A super-page read-modify-write's copy of a page the update did not change.
+            TxnKind::MergeWrite => {
+                if let Some(old) = old {
+                    d.move_page(old, new);
+                }
+            }
             // Translation pages hold the FTL's map, not host data.
             _ => {}
         }

@@ -18,6 +18,7 @@ use std::collections::VecDeque;
 
 use rustc_hash::FxHashMap;
 
+use super::flash_path::sector_mask;
 use super::mapping_path::NO_TXN;
 use super::Simulation;
 use crate::config::{family_name, Config, MappingFamily, PreconditionMode, SuperPageUpdate};
@@ -274,8 +275,24 @@ impl Simulation {
     fn program_host_page(&mut self, id: u32, block: u32, page: u32) {
         let lpa = self.txns.get(id).lpa;
         let ppa = self.ftl.blocks.program_at(block, page, self.now());
-        if let Some(old) = self.ftl.map.remap(lpa, ppa) {
+        let old = self.ftl.map.remap(lpa, ppa);
+        if let Some(old) = old {
             self.ftl.blocks.invalidate(old);
+        }
+        if self.data.is_some() {
+            let t = *self.txns.get(id);
+            self.data_program(&t, old.unwrap_or(UNMAPPED), ppa);
+        }
+        let request = self.txns.get(id).request;
+        if request != NO_REQUEST {
+            // Written past the cache (as under page mapping): cached copies of these sectors are
+            // older now, and a later flush of them must not put them back over this page.
+            let (_, start, sectors) = self.request_sectors(request);
+            let spp = self.ftl.geometry.sectors_per_page;
+            let page_start = lpa as u64 * spp;
+            let first = start.max(page_start);
+            let end = (start + sectors as u64).min(page_start + spp);
+            self.cache.forget(lpa, sector_mask(first - page_start, (end - first) as u32), None);
         }
         self.ftl.stats.user_programs += 1;
         let g = &self.ftl.geometry;
@@ -429,6 +446,7 @@ impl Simulation {
             let ppb = self.ftl.geometry.pages_per_block;
             self.ftl.map.clear_physical(block * ppb, ppb);
             self.ftl.blocks.erase(block);
+            self.data_erase(block * ppb);
             self.ftl.stats.blocks_erased += 1;
             self.fam().counts.erases += 1;
             self.series.sample_gc(self.now(), &self.ftl.stats);
@@ -481,6 +499,7 @@ impl Simulation {
             let ppa = self.ftl.blocks.program_at(dest, lpa % ppb, self.now());
             if let Some(old) = self.ftl.map.remap(lpa, ppa) {
                 self.ftl.blocks.invalidate(old);
+                self.data_move(old, ppa);
             }
             self.ftl.stats.gc_programs += 1;
             self.fam().counts.pages_copied += 1;
