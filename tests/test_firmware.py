@@ -70,3 +70,22 @@ def test_cli_writes_firmware_to_results_json(tmp_path):
     document = json.loads((tmp_path / "results.json").read_text())
     assert len(document["firmware"]["core_utilisation"]) == 3
     assert document["energy"]["by_component"]["cpu"] > 0
+
+
+def test_validation_study_slower_clocks_and_fewer_cores_cost_iops():
+    """validation/firmware_cores.py in small: IOPS rise with the clock until the flash caps them,
+    and two cores pipeline the HIL against the rest (more IOPS than one at a slow clock)."""
+    import sys
+
+    sys.path.insert(0, str(REPO_ROOT / "validation"))
+    import firmware_cores
+
+    rows = firmware_cores.study(requests=2000)
+    by = {(r["cores"], r["clock_mhz"]): r for r in rows}
+    for cores in firmware_cores.CORES:
+        iops = [by[(cores, mhz)]["iops"] for mhz in firmware_cores.CLOCKS_MHZ]
+        assert iops == sorted(iops), f"{cores} cores: {iops}"
+        shares = [by[(cores, mhz)]["firmware_share"] for mhz in firmware_cores.CLOCKS_MHZ]
+        assert shares == sorted(shares, reverse=True), f"{cores} cores: {shares}"
+    assert by[(2, 50)]["iops"] > 1.3 * by[(1, 50)]["iops"]
+    assert by[(1, 50)]["busiest_core_utilisation"] > 0.95

@@ -168,13 +168,16 @@ mod tests {
         assert_eq!(fw.run(FirmwareStep::Fil, 0, 1), 900_000);
         // HIL shares core 1: it waits for the FIL step.
         assert_eq!(fw.run(FirmwareStep::Hil, 100, 1), 1_800_000);
-        // The cache step runs on core 1 too by default with 2 cores (1 % 2), the FTL on core 0
-        // (2 % 2): it starts at once.
+        // With 2 cores the FTL's default core 2 folds onto core 1: it waits too. The cache
+        // step's default core is 1 as well; nothing runs on core 0 yet, so a step moved there
+        // starts at once.
         let ftl = fw.step_ps(FirmwareStep::Ftl);
-        assert_eq!(fw.run(FirmwareStep::Ftl, 100, 2), 100 + 2 * ftl);
-        let s = fw.summary(10_000_000, 0.0);
+        assert_eq!(fw.run(FirmwareStep::Ftl, 100, 2), 1_800_000 + 2 * ftl);
+        let s = fw.summary(100_000_000, 0.0);
         assert_eq!(s.executions_by_step["fil"], 1);
         assert_eq!(s.instructions_by_class["branch"], 10 + 10 + 2 * 60);
-        assert!((s.core_utilisation[1] - 0.18).abs() < 1e-12);
+        // Core 1: 0.9 + 0.9 us (FIL, HIL) + 2 x 4.6 us (FTL) of 100 us.
+        assert!((s.core_utilisation[1] - 0.11).abs() < 1e-12);
+        assert_eq!(s.core_utilisation[0], 0.0);
     }
 }

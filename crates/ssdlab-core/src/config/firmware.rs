@@ -157,7 +157,8 @@ impl FirmwareConfig {
     }
 
     /// The step's instructions and core, defaults filled in. With fewer than 3 cores the
-    /// default assignment folds onto the cores there are (core index modulo the count).
+    /// default assignment folds onto the last core there is: with 2 cores the HIL keeps core 0
+    /// and everything else shares core 1, so the two still pipeline.
     pub fn resolved(&self, step: FirmwareStep) -> ResolvedStep {
         let (b, ls, a, o, core) = STEP_DEFAULTS[step as usize];
         let s = self.step(step);
@@ -168,7 +169,7 @@ impl FirmwareConfig {
                 s.arithmetic.unwrap_or(a),
                 s.other.unwrap_or(o),
             ],
-            core: s.core.unwrap_or(core % self.cores.max(1)),
+            core: s.core.unwrap_or(core.min(self.cores.max(1) - 1)),
         }
     }
 
