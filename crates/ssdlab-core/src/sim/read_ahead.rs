@@ -78,14 +78,17 @@ impl ReadAhead {
 }
 
 /// The steps of a read transaction in the order they happen, to take a joining read's share of
-/// a prefetch's time from the end.
-const READ_STEPS: [Step; 6] = [
+/// a prefetch's time from the end. With the banked DRAM model a read spends `CacheDram` time
+/// twice, reading its CMT entry first (a few ns) and storing the page in a DRAM buffer last;
+/// both are in one step, placed last here since the buffer dominates.
+const READ_STEPS: [Step; 7] = [
     Step::CmtMissWait,
     Step::ChipQueueWait,
     Step::Firmware,
     Step::CommandAddress,
     Step::CellOperation,
     Step::ChannelData,
+    Step::CacheDram,
 ];
 
 /// The part of `b` after its first `skip_ps` picoseconds.
