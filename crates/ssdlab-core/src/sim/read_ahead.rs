@@ -189,12 +189,14 @@ impl Simulation {
     }
 
     /// A page read ahead has landed (transaction `id`, already removed): fill the cache and send
-    /// the waiting reads their data.
-    pub(super) fn on_prefetch_done(&mut self, id: u32, flow: usize, lpa: u32) {
+    /// the waiting reads their data (checked first, with `[data] emulate`).
+    pub(super) fn on_prefetch_done(&mut self, id: u32, t: Transaction) {
+        let (flow, lpa) = (t.flow as usize, t.lpa);
         let done = self.cache.read_ahead.inflight.remove(&lpa).expect("the prefetch was in flight");
         debug_assert_eq!(done.txn, id);
         let spp = self.ftl.geometry.sectors_per_page as u32;
         let p = self.cache.partition_of(flow);
+        self.data_prefetch_done(id, &t, done.first_waiter);
         self.cache.partition(p).prefetch_done(lpa, super::flash_path::sector_mask(0, spp));
         let prefetch_spent = self.spent[id as usize];
         let mut next = done.first_waiter;
