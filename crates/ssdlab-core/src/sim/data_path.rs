@@ -141,6 +141,30 @@ impl Simulation {
         }
     }
 
+    /// A page read ahead (transaction `id`) came off flash: load it (consuming its "reads as
+    /// zeros" note, which would otherwise mark the next read that reuses the id), with cached
+    /// sectors laid over it (a write that arrived meanwhile is newer), check the reads that
+    /// joined it (the list from `first_waiter`), and keep the page as the line's bytes. Called
+    /// before the cache marks the page's sectors held, so only sectors written meanwhile overlay.
+    pub(super) fn data_prefetch_done(&mut self, id: u32, t: &Transaction, first_waiter: u32) {
+        let Some(d) = self.data.as_deref_mut() else { return };
+        let at = ps_to_seconds(self.queue.now());
+        let source = d.load_flash_read(id, t.ppa);
+        let from_cache = overlay_cached_sectors(d, &self.cache, t.lpa);
+        let mut next = first_waiter;
+        while next != super::mapping_path::NO_TXN {
+            let w = self.txns.get(next);
+            let name = &self.flows[w.flow as usize].name;
+            d.check(w.request, w.lpa, w.first_sector as usize, w.sectors as usize, source, from_cache, name, at);
+            next = w.next_waiting;
+        }
+        // The line takes the whole page (`CachePartition::prefetch_done`, called next).
+        let p = self.cache.partition_of(t.flow as usize);
+        let part = &self.cache.partitions()[p];
+        d.fill_cache_line(p, t.lpa, sector_mask(0, self.ftl.geometry.sectors_per_page as u32));
+        d.sweep_cache_lines(p, part.capacity(), |lpa| part.contains(lpa));
+    }
+
     /// A read of `count` sectors of page `lpa` from `first` on was served by the cache.
     pub(super) fn data_cache_read(&mut self, request: u32, lpa: u32, first: u64, count: u32) {
         let Some(d) = self.data.as_deref_mut() else { return };

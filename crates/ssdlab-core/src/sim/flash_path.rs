@@ -433,7 +433,7 @@ impl Simulation {
             TxnKind::UserRead if t.request == NO_REQUEST => {
                 // A page read ahead into the cache.
                 self.txns.remove(id);
-                self.on_prefetch_done(id, t.flow as usize, t.lpa);
+                self.on_prefetch_done(id, t);
             }
             TxnKind::UserRead => {
                 self.txns.remove(id);
