@@ -76,6 +76,18 @@ pub(super) fn validate_interfaces(config: &Config) -> Result<(), ConfigError> {
     if host.interface != HostInterface::OpenChannel && host.open_channel != OpenChannelConfig::default() {
         return Err(only("open_channel", "open_channel"));
     }
+    if host.interface == HostInterface::OpenChannel && config.ftl.mapping != super::MappingFamily::Page {
+        // The host FTL maps pages; the block, hybrid and super-page families belong to the
+        // device FTL, which Open-Channel moves to the host. Running them would ignore the host
+        // FTL without saying so.
+        return Err(ConfigError::new(
+            "ftl.mapping",
+            format!(
+                "\"{}\" is a device FTL's mapping; with host.interface = \"open_channel\" the FTL runs on the host and maps pages: use ftl.mapping = \"page\" (or another interface)",
+                super::family_name(config.ftl.mapping)
+            ),
+        ));
+    }
     if host.interface == HostInterface::OpenChannel && host.open_channel.gc_copy == GcCopy::Host && config.ftl.copyback
     {
         return Err(ConfigError::new(
