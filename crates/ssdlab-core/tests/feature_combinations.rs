@@ -124,3 +124,52 @@ fn every_model_on_together() {
         assert!(r.energy.is_some() && r.firmware.is_some() && r.dram.is_some());
     }
 }
+
+/// A write that bypasses the cache (its flow does not cache writes) lands on pages a sequential
+/// reader is reading ahead: the prefetched copy is older than flash once the write is placed.
+#[test]
+fn a_write_past_the_cache_during_a_read_ahead_does_not_leave_stale_data_cached() {
+    let text = r#"
+seed = 3
+[flash]
+channels = 2
+chips_per_channel = 2
+dies_per_chip = 1
+planes_per_die = 2
+blocks_per_plane = 32
+pages_per_block = 32
+page_size = "8KiB"
+[ftl]
+over_provisioning = 0.2
+[precondition]
+mode = "none"
+[cache]
+capacity = "2MiB"
+read_ahead = true
+read_ahead_threshold = 2
+[data]
+emulate = true
+[[flows]]
+name = "streamer"
+read_fraction = 1.0
+address = "sequential"
+request_size = "8KiB"
+cache_mode = "read"
+working_set = 0.01
+queue_depth = 1
+requests = 4000
+[[flows]]
+name = "overwriter"
+read_fraction = 0.0
+request_size = "8KiB"
+alignment = "8KiB"
+cache_mode = "off"
+working_set = 0.01
+queue_depth = 1
+requests = 4000
+"#;
+    let r = run(text);
+    let d = r.data.as_ref().unwrap();
+    assert!(r.device.cache.prefetches_issued > 0);
+    assert_eq!(d.mismatched_sectors, 0, "{:?}", d.first_mismatch);
+}

@@ -211,7 +211,9 @@ fn bad_interface_settings_name_their_field() {
     assert!(e.starts_with("host.open_channel: "), "{e}");
     let e = rejected(&format!("[host]\ninterface = \"open_channel\"\n[ftl]\ncopyback = true\n{flows}"));
     assert!(e.starts_with("ftl.copyback: ") && e.contains("vector-copy"), "{e}");
-    let e = rejected(&format!("precondition = \"none\"\n[host]\ninterface = \"open_channel\"\n[ftl]\nmapping = \"block\"\n{flows}"));
+    let e = rejected(&format!(
+        "precondition = \"none\"\n[host]\ninterface = \"open_channel\"\n[ftl]\nmapping = \"block\"\n{flows}"
+    ));
     assert!(e.starts_with("ftl.mapping: ") && e.contains("host"), "{e}");
     let e = rejected(&format!("[host]\ninterface = \"open-channel\"\n{flows}"));
     assert!(e.starts_with("host.interface: "), "{e}");

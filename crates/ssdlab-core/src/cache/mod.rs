@@ -508,6 +508,25 @@ impl CachePartition {
     }
 
     /// A page read ahead has arrived.
+    /// A page read ahead landed after a write replaced it in flash: the cache does not keep
+    /// it. A read-ahead nobody used counts as wasted; a line left with nothing goes.
+    pub fn prefetch_dropped(&mut self, lpa: u32) {
+        let (key, bit) = self.locate(lpa);
+        let s = *self.index.get(&key).expect("a line being read ahead stays cached");
+        let line = &mut self.lines[s as usize];
+        line.pending &= !bit;
+        if line.prefetched & bit != 0 {
+            line.prefetched &= !bit;
+            self.counts.prefetches_evicted_unused += 1;
+        }
+        let line = *line;
+        let first = s as usize * self.pages_per_line as usize;
+        let empty = self.sectors[first..first + self.pages_per_line as usize].iter().all(|&m| m == 0);
+        if empty && line.dirty == 0 && line.flushing == 0 && line.pending == 0 {
+            self.remove(s);
+        }
+    }
+
     pub fn prefetch_done(&mut self, lpa: u32, full: u64) {
         let (key, bit) = self.locate(lpa);
         let s = *self.index.get(&key).expect("a line being read ahead stays cached");

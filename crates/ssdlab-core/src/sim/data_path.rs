@@ -146,7 +146,7 @@ impl Simulation {
     /// sectors laid over it (a write that arrived meanwhile is newer), check the reads that
     /// joined it (the list from `first_waiter`), and keep the page as the line's bytes. Called
     /// before the cache marks the page's sectors held, so only sectors written meanwhile overlay.
-    pub(super) fn data_prefetch_done(&mut self, id: u32, t: &Transaction, first_waiter: u32) {
+    pub(super) fn data_prefetch_done(&mut self, id: u32, t: &Transaction, first_waiter: u32, stale: bool) {
         let Some(d) = self.data.as_deref_mut() else { return };
         let at = ps_to_seconds(self.queue.now());
         let source = d.load_flash_read(id, t.ppa);
@@ -157,6 +157,10 @@ impl Simulation {
             let name = &self.flows[w.flow as usize].name;
             d.check(w.request, w.lpa, w.first_sector as usize, w.sectors as usize, source, from_cache, name, at);
             next = w.next_waiting;
+        }
+        if stale {
+            // The cache drops the page (`CachePartition::prefetch_dropped`).
+            return;
         }
         // The line takes the whole page (`CachePartition::prefetch_done`, called next).
         let p = self.cache.partition_of(t.flow as usize);

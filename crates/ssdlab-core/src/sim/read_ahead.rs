@@ -196,8 +196,17 @@ impl Simulation {
         debug_assert_eq!(done.txn, id);
         let spp = self.ftl.geometry.sectors_per_page as u32;
         let p = self.cache.partition_of(flow);
-        self.data_prefetch_done(id, &t, done.first_waiter);
-        self.cache.partition(p).prefetch_done(lpa, super::flash_path::sector_mask(0, spp));
+        // A write placed on flash since the prefetch was translated makes the page read older
+        // than flash: the reads that joined it still get it (they arrived before the write
+        // completed), but the cache must not keep it.
+        let now_at = self.ftl.map.lookup(lpa);
+        let stale = now_at != t.ppa && now_at != crate::ftl::mapping::UNMAPPED;
+        self.data_prefetch_done(id, &t, done.first_waiter, stale);
+        if stale {
+            self.cache.partition(p).prefetch_dropped(lpa);
+        } else {
+            self.cache.partition(p).prefetch_done(lpa, super::flash_path::sector_mask(0, spp));
+        }
         let prefetch_spent = self.spent[id as usize];
         let mut next = done.first_waiter;
         while next != NO_TXN {
