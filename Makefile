@@ -7,11 +7,11 @@ BIN      := $(VENV)/bin
 DEPS     := $(VENV)/.deps-installed
 CONFIG   ?= examples/mqsim-default.toml
 # Python sources to lint (folders that exist in this checkout).
-PY_DIRS  := $(wildcard python tests benches validation)
+PY_DIRS  := $(wildcard python tests benches validation fuzz)
 export VIRTUAL_ENV := $(abspath $(VENV))
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: run test bench develop lint rust-test py-test fmt clean chromium docs
+.PHONY: run test bench fuzz develop lint rust-test py-test fmt clean chromium docs
 
 run: develop
 	$(BIN)/ssdlab run $(CONFIG)
@@ -24,7 +24,7 @@ $(PY):
 # Reinstalled when the dependency list here or in pyproject.toml changes.
 $(DEPS): pyproject.toml Makefile | $(PY)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet "maturin>=1.16,<2" "typer>=0.12" "rich>=13" "pydantic>=2.6" "pytest>=8" "ruff>=0.6" "matplotlib>=3.8" "distributed>=2024.1" "pyarrow>=15" "pandas>=2.1"
+	$(PY) -m pip install --quiet "maturin>=1.16,<2" "typer>=0.12" "rich>=13" "pydantic>=2.6" "pytest>=8" "hypothesis>=6.100" "ruff>=0.6" "matplotlib>=3.8" "distributed>=2024.1" "pyarrow>=15" "pandas>=2.1"
 	touch $@
 
 # Builds the Rust extension into the virtualenv (incremental after the first build).
@@ -52,6 +52,19 @@ chromium:
 docs: develop
 	$(PY) -m ssdlab.docs
 
+# The long fuzz campaign (docs/reliability.md): FUZZ_RUNS inputs of each kind (data-verified
+# feature combinations, hostile configs, damaged traces), each in its own process with limits;
+# reproducers of every defect go to $(FUZZ_OUT)/repro. Then the Rust and Hypothesis properties
+# with a budget 20-30x the one `make test` runs, on fresh seeds.
+FUZZ_RUNS ?= 2000
+FUZZ_KIND ?= all
+FUZZ_OUT  ?= fuzz-out
+FUZZ_JOBS ?= $(shell nproc)
+fuzz: develop
+	$(PY) fuzz/campaign.py --kind $(FUZZ_KIND) --runs $(FUZZ_RUNS) --jobs $(FUZZ_JOBS) --out $(FUZZ_OUT) --progress 500
+	SSDLAB_FUZZ_CASES=5000 cargo test --release -p ssdlab-core --test fuzz_inputs --quiet
+	SSDLAB_FUZZ_EXAMPLES=20 HYPOTHESIS_PROFILE=long $(BIN)/pytest -q tests/test_fuzz.py
+
 bench: develop
 	cargo bench -p ssdlab-core --bench throughput
 
@@ -60,4 +73,4 @@ fmt: $(DEPS)
 	$(BIN)/ruff format $(PY_DIRS)
 
 clean:
-	rm -rf $(VENV) target results
+	rm -rf $(VENV) target results $(FUZZ_OUT) .hypothesis

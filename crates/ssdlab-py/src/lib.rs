@@ -99,6 +99,14 @@ impl Simulation {
         Ok(PyBytes::new(py, &bytes))
     }
 
+    /// Checks the model's invariants now: the mapping and reverse map agree, block counters
+    /// match them, valid + invalid + free pages = total, and once the run is over no request or
+    /// transaction is left in flight and every flow completed what it issued. Raises
+    /// `RuntimeError` naming the first broken one (the fuzz suite calls it between steps).
+    fn check_invariants(&self) -> PyResult<()> {
+        self.sim.check_invariants().map_err(|e| PyRuntimeError::new_err(format!("invariant broken: {e}")))
+    }
+
     /// Events processed so far.
     #[getter]
     fn events(&self) -> u64 {
