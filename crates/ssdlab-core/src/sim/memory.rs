@@ -104,8 +104,16 @@ fn initial_requests(config: &Config, flow: &crate::config::FlowConfig) -> u64 {
     }
 }
 
-/// The estimate for a validated configuration (as the device sees it: Open-Channel resolved).
+/// The estimate for a validated configuration.
 pub fn estimate(config: &Config) -> MemoryEstimate {
+    // An Open-Channel device keeps no translation pages: its host maps (`open_channel_path`).
+    let device;
+    let config = if config.host.interface == HostInterface::OpenChannel && !config.ftl.ideal_mapping {
+        device = super::open_channel_path::device_config(config.clone());
+        &device
+    } else {
+        config
+    };
     let g = Geometry::counts(config);
     let f = &config.ftl;
     let mut parts = Vec::new();
