@@ -195,7 +195,8 @@ fn f05_the_over_provisioning_advice_is_accepted() {
     accepted(&text.replace("over_provisioning = 0.5", &format!("over_provisioning = {advised}")));
     // And the advice is the smallest such value, to the 4 decimals it is given in.
     let below = format!("{:.4}", value - 0.0001);
-    assert!(Config::from_toml_str(&text.replace("over_provisioning = 0.5", &format!("over_provisioning = {below}"))).is_err());
+    assert!(Config::from_toml_str(&text.replace("over_provisioning = 0.5", &format!("over_provisioning = {below}")))
+        .is_err());
 }
 
 #[test]

@@ -93,7 +93,7 @@ fn round_up(value: f64) -> String {
 }
 
 fn days(ps: f64) -> String {
-    format!("{:.3e} days", ps / PS_PER_DAY)
+    format!("{:.1} days", ps / PS_PER_DAY)
 }
 
 /// The error for a rate so slow that `what` would outlast the simulated range. `per_unit_ps` is
@@ -181,7 +181,8 @@ fn validate_host_link(config: &Config, request: u128, request_text: &str) -> Res
             };
             let per_unit = wire as f64 * ps_per_s / h.pcie_lanes as f64;
             if per_unit / h.pcie_lane_rate.value > max {
-                let what = format!("a request of {request_text} ({wire} B with packet overhead) over {} lanes", h.pcie_lanes);
+                let what =
+                    format!("a request of {request_text} ({wire} B with packet overhead) over {} lanes", h.pcie_lanes);
                 return Err(too_slow("host.pcie_lane_rate", &h.pcie_lane_rate.text, "B/s", &what, per_unit, max));
             }
         }

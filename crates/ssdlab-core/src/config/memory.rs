@@ -47,14 +47,8 @@ pub fn default_limit() -> (u64, &'static str) {
 /// `MemTotal` of `/proc/meminfo`, lowered to the control group's `memory.max` when that is set.
 fn physical_memory_bytes() -> Option<u64> {
     let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let kib: u64 = meminfo
-        .lines()
-        .find_map(|l| l.strip_prefix("MemTotal:"))?
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()
-        .ok()?;
+    let kib: u64 =
+        meminfo.lines().find_map(|l| l.strip_prefix("MemTotal:"))?.trim().trim_end_matches("kB").trim().parse().ok()?;
     let total = kib.checked_mul(1024)?;
     let cgroup = std::fs::read_to_string("/sys/fs/cgroup/memory.max").ok().and_then(|t| t.trim().parse::<u64>().ok());
     Some(cgroup.map_or(total, |c| c.min(total)))

@@ -31,6 +31,19 @@ fn sector_multiple(path: &str, size: &Size) -> Result<(), ConfigError> {
     Ok(())
 }
 
+/// A request's length travels as a 32-bit count of sectors (2 TiB less one sector).
+fn request_size(path: &str, size: &Size) -> Result<(), ConfigError> {
+    sector_multiple(path, size)?;
+    let max = u32::MAX as u64 * SECTOR_BYTES;
+    if size.value > max {
+        return Err(ConfigError::new(
+            path,
+            format!("a request may carry at most {max} B ({} sectors), got \"{}\"", u32::MAX, size.text),
+        ));
+    }
+    Ok(())
+}
+
 fn validate_precondition(p: &super::PreconditionConfig) -> Result<(), ConfigError> {
     use super::PreconditionMode::{Fill, None as Empty, Simulate, Steady};
     fraction("precondition.occupancy", p.occupancy, false, false)?;
@@ -280,8 +293,7 @@ fn smallest_fitting_over_provisioning(geometry: &crate::flash::Geometry, usable:
     let fits = |step: u32| {
         let op = step as f64 / STEPS as f64;
         let logical = ((geometry.physical_pages as f64) * (1.0 - op)).floor() as u64;
-        let translation =
-            if with_tables { logical.div_ceil(geometry.entries_per_translation_page.max(1)) } else { 0 };
+        let translation = if with_tables { logical.div_ceil(geometry.entries_per_translation_page.max(1)) } else { 0 };
         (logical + translation).div_ceil(geometry.planes as u64) <= usable
     };
     // More over-provisioning never adds pages to a plane, so the steps that fit are a suffix.
@@ -373,8 +385,8 @@ fn validate_synthetic(path: &str, flow: &FlowConfig) -> Result<(), ConfigError> 
         fraction(&format!("{path}.read_fraction"), r, false, false)?;
     }
     match &flow.request_size {
-        Some(RequestSize::Fixed(size)) => sector_multiple(&format!("{path}.request_size"), size)?,
-        Some(RequestSize::Normal { mean, stdev: _ }) => sector_multiple(&format!("{path}.request_size.mean"), mean)?,
+        Some(RequestSize::Fixed(size)) => request_size(&format!("{path}.request_size"), size)?,
+        Some(RequestSize::Normal { mean, stdev: _ }) => request_size(&format!("{path}.request_size.mean"), mean)?,
         None => {}
     }
     if let Some(a) = &flow.alignment {

@@ -46,7 +46,10 @@ impl MemoryEstimate {
 
     /// "about 15.1 GiB (flash state 12 GiB, TSU queues 3 GiB)": the total and its largest parts.
     pub fn describe(&self) -> String {
-        let mut parts: Vec<&MemoryPart> = self.parts.iter().filter(|p| p.bytes > 0).collect();
+        // The parts that matter: at least 1 % of the total.
+        let total = self.total();
+        let mut parts: Vec<&MemoryPart> =
+            self.parts.iter().filter(|p| p.bytes > 0 && p.bytes as u128 * 100 >= total as u128).collect();
         parts.sort_by(|a, b| b.bytes.cmp(&a.bytes));
         let named: Vec<String> = parts.iter().take(3).map(|p| format!("{} {}", p.name, gib(p.bytes))).collect();
         format!("about {} ({})", gib(self.total()), named.join(", "))
