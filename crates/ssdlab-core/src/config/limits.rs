@@ -162,46 +162,49 @@ pub(super) fn validate_derived_durations(config: &Config) -> Result<(), ConfigEr
     Ok(())
 }
 
-/// The host link of the configured interface carries one request's data in one transfer.
+/// A host link carries one request's data in one transfer. Every link is checked, the unused ones
+/// too, so that a bad value is caught before someone switches the interface (as `[dram]` does).
 fn validate_host_link(config: &Config, request: u128, request_text: &str) -> Result<(), ConfigError> {
     let (max, ps_per_s) = (MAX_DURATION_PS as f64, PS_PER_S as f64);
     let h = &config.host;
-    match h.interface {
-        HostInterface::Nvme | HostInterface::OpenChannel => {
-            let tlps = request.div_ceil(h.pcie_max_payload.value.max(1) as u128).max(1);
-            let wire = tlps.checked_mul(h.pcie_tlp_overhead.value as u128).and_then(|o| o.checked_add(request));
-            let Some(wire) = wire.filter(|&w| w <= u64::MAX as u128) else {
-                return Err(ConfigError::new(
-                    "host.pcie_tlp_overhead",
-                    format!(
-                        "\"{}\" per packet makes a request of {request_text} larger than the model's 2^64-byte range",
-                        h.pcie_tlp_overhead.text
-                    ),
-                ));
-            };
-            let per_unit = wire as f64 * ps_per_s / h.pcie_lanes as f64;
-            if per_unit / h.pcie_lane_rate.value > max {
-                let what =
-                    format!("a request of {request_text} ({wire} B with packet overhead) over {} lanes", h.pcie_lanes);
-                return Err(too_slow("host.pcie_lane_rate", &h.pcie_lane_rate.text, "B/s", &what, per_unit, max));
-            }
+    // PCIe (NVMe and Open-Channel).
+    {
+        let tlps = request.div_ceil(h.pcie_max_payload.value.max(1) as u128).max(1);
+        let wire = tlps.checked_mul(h.pcie_tlp_overhead.value as u128).and_then(|o| o.checked_add(request));
+        let Some(wire) = wire.filter(|&w| w <= u64::MAX as u128) else {
+            return Err(ConfigError::new(
+                "host.pcie_tlp_overhead",
+                format!(
+                    "\"{}\" per packet makes a request of {request_text} larger than the model's 2^64-byte range",
+                    h.pcie_tlp_overhead.text
+                ),
+            ));
+        };
+        let per_unit = wire as f64 * ps_per_s / h.pcie_lanes as f64;
+        if per_unit / h.pcie_lane_rate.value > max {
+            let what =
+                format!("a request of {request_text} ({wire} B with packet overhead) over {} lanes", h.pcie_lanes);
+            return Err(too_slow("host.pcie_lane_rate", &h.pcie_lane_rate.text, "B/s", &what, per_unit, max));
         }
-        HostInterface::Sata => {
-            let budget = max - h.sata_processing_delay.value as f64;
-            let per_unit = request as f64 * ps_per_s;
-            if per_unit / h.sata_link_rate.value > budget {
-                let what = format!("a request of {request_text} (plus sata_processing_delay)");
-                return Err(too_slow("host.sata_link_rate", &h.sata_link_rate.text, "B/s", &what, per_unit, budget));
-            }
+    }
+    // SATA.
+    {
+        let budget = max - h.sata_processing_delay.value as f64;
+        let per_unit = request as f64 * ps_per_s;
+        if per_unit / h.sata_link_rate.value > budget {
+            let what = format!("a request of {request_text} (plus sata_processing_delay)");
+            return Err(too_slow("host.sata_link_rate", &h.sata_link_rate.text, "B/s", &what, per_unit, budget));
         }
-        HostInterface::Ufs => {
-            let u = &h.ufs;
-            let upiu = request + crate::host::ufs::UPIU_HEADER_BYTES as u128;
-            let frames = upiu.div_ceil(u.frame_payload.value.max(1) as u128);
-            let wire = frames.checked_mul(u.frame_overhead.value as u128).and_then(|o| o.checked_add(upiu));
-            let ps = wire.map(|w| w as f64 * ps_per_s / u.bytes_per_second() + u.processing_delay.value as f64);
-            if ps.is_none_or(|ps| ps > max) {
-                return Err(ConfigError::new(
+    }
+    // UFS: the rate follows from the gear and lanes; the frame overhead may still be absurd.
+    {
+        let u = &h.ufs;
+        let upiu = request + crate::host::ufs::UPIU_HEADER_BYTES as u128;
+        let frames = upiu.div_ceil(u.frame_payload.value.max(1) as u128);
+        let wire = frames.checked_mul(u.frame_overhead.value as u128).and_then(|o| o.checked_add(upiu));
+        let ps = wire.map(|w| w as f64 * ps_per_s / u.bytes_per_second() + u.processing_delay.value as f64);
+        if ps.is_none_or(|ps| ps > max) {
+            return Err(ConfigError::new(
                     "host.ufs.frame_overhead",
                     format!(
                         "\"{}\" per frame makes a request of {request_text} take longer than the longest duration the model simulates ({})",
@@ -209,7 +212,6 @@ fn validate_host_link(config: &Config, request: u128, request_text: &str) -> Res
                         days(max)
                     ),
                 ));
-            }
         }
     }
     Ok(())
@@ -246,13 +248,11 @@ fn validate_cache_dram(config: &Config, request: u128, request_text: &str) -> Re
 }
 
 /// Firmware steps run once per request (HIL), per page (cache, FTL), per transaction of a
-/// multi-plane batch (FIL) or per victim (GC); a batch of them must fit the range.
+/// multi-plane batch (FIL) or per victim (GC); a batch of them must fit the range. Checked with
+/// the model off too, like the links.
 fn validate_firmware_clock(config: &Config, request: u128) -> Result<(), ConfigError> {
     use super::firmware::FirmwareStep;
     let fw = &config.firmware;
-    if !fw.enabled {
-        return Ok(());
-    }
     let (max, ps_per_s) = (MAX_DURATION_PS as f64, PS_PER_S as f64);
     let cpi = [fw.cpi.branch, fw.cpi.load_store, fw.cpi.arithmetic, fw.cpi.other];
     let pages = request.div_ceil(config.flash.page_size.value.max(1) as u128).max(1) as f64;

@@ -112,8 +112,8 @@ impl JsonSchema for MemoryLimit {
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
         schemars::json_schema!({
             "type": "string",
-            "format": "size",
-            "description": "expected a size string like \"16GiB\" (units B, KB, MB, GB, TB, KiB, MiB, GiB, TiB) or \"unlimited\"",
+            "format": "memory-limit",
+            "description": "expected a size string like \"16GiB\" or \"unlimited\"; units: B, KB, MB, GB, TB, KiB, MiB, GiB, TiB, or unlimited",
         })
     }
 }
