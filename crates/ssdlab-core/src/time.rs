@@ -14,6 +14,13 @@ pub const PS_PER_US: u64 = 1_000_000;
 pub const PS_PER_MS: u64 = 1_000_000_000;
 pub const PS_PER_S: u64 = 1_000_000_000_000;
 
+/// The longest duration the configuration may give or imply (about 106.75 days): half the `u64`
+/// picosecond range, so that a duration added to any time before it still fits. Written durations
+/// are refused above it when they are parsed, and so is every duration derived from the
+/// configuration (a transfer at a configured rate, a firmware step at the configured clock, a
+/// dispatch time per multi-plane command) in `config::limits`.
+pub const MAX_DURATION_PS: u64 = u64::MAX / 2;
+
 /// Converts picoseconds to seconds (for reporting only; the model never computes in floats).
 pub fn ps_to_seconds(ps: u64) -> f64 {
     ps as f64 / PS_PER_S as f64
@@ -64,8 +71,12 @@ pub fn parse_duration_ps(text: &str) -> Result<u64, String> {
     };
     let value = non_negative(value, text, "a duration")?;
     let ps = (value * scale).round();
-    if ps > u64::MAX as f64 / 2.0 {
-        return Err(format!("duration \"{text}\" is too long to simulate"));
+    if ps > MAX_DURATION_PS as f64 {
+        return Err(format!(
+            "duration \"{text}\" is too long to simulate (at most {:.2} days, \"{}s\")",
+            MAX_DURATION_PS as f64 / PS_PER_S as f64 / 86_400.0,
+            MAX_DURATION_PS / PS_PER_S
+        ));
     }
     Ok(ps as u64)
 }
@@ -160,7 +171,9 @@ fn positive(value: f64, text: &str, what: &str) -> Result<f64, String> {
     Ok(value)
 }
 
-/// Time to move `bytes` at `bytes_per_second`, rounded up to the next picosecond.
+/// Time to move `bytes` at `bytes_per_second`, rounded up to the next picosecond. Validation
+/// (`config::limits`) keeps every configured rate fast enough that the largest transfer fits in
+/// [`MAX_DURATION_PS`]; the conversion saturates rather than wraps should a caller go beyond.
 pub fn transfer_time_ps(bytes: u64, bytes_per_second: f64) -> u64 {
     (bytes as f64 * PS_PER_S as f64 / bytes_per_second).ceil() as u64
 }

@@ -142,7 +142,8 @@ pub(super) fn validate_organisation(config: &Config) -> Result<(), ConfigError> 
     };
     // A fully associative cache of page lines keeps today's rule (capacity rounded down to whole
     // pages); any other shape must divide exactly, so that sets x ways x line size = capacity.
-    let block = line * c.ways().max(1) as u64;
+    // Saturating: ways x line size beyond 64 bits is refused below as larger than the capacity.
+    let block = line.saturating_mul(c.ways().max(1) as u64);
     let exact = c.organisation != CacheOrganisation::FullyAssociative || c.line_size.is_some();
     if exact && (c.capacity.value < block || !c.capacity.value.is_multiple_of(block)) {
         let what = match c.organisation {

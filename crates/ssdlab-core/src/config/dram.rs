@@ -113,9 +113,10 @@ pub enum PagePolicy {
 }
 
 impl DramConfig {
-    /// Total banks of the banked model.
+    /// Total banks of the banked model (saturating: three 32-bit counts may exceed 64 bits, and a
+    /// wrapped product must not pass the bank limit).
     pub fn total_banks(&self) -> u64 {
-        self.channels as u64 * self.ranks_per_channel as u64 * self.banks_per_rank as u64
+        (self.channels as u64 * self.ranks_per_channel as u64).saturating_mul(self.banks_per_rank as u64)
     }
 
     /// Bytes per interleaving unit.

@@ -12,7 +12,9 @@ pub mod firmware;
 mod flow;
 mod host_ocssd;
 mod host_ufs;
+mod limits;
 mod mapping;
+mod memory;
 pub mod mqsim;
 mod precondition;
 mod schema;
@@ -26,6 +28,7 @@ pub use flow::{AddressPattern, BlkparseEvent, FlowConfig, FlowKind, RequestSize,
 pub use host_ocssd::{GcCopy, HostPlacement, OpenChannelConfig};
 pub use host_ufs::{RateSeries, UfsConfig};
 pub use mapping::{family_name, MappingFamily, SuperPageUpdate, DEFAULT_LOG_BLOCKS_PER_DATA_BLOCK};
+pub use memory::{default_limit as default_memory_limit, MemoryLimit};
 pub use precondition::{FillLayout, PreconditionConfig, PreconditionMode, DEFAULT_DRIVE_WRITES};
 pub use schema::json_schema;
 pub use units::{Bandwidth, Duration, Frequency, Rate, Size, TransferRate};
@@ -733,4 +736,9 @@ pub struct RunConfig {
     /// requests, sampled deterministically from the seed.
     #[serde(default, skip_serializing_if = "crate::stats::RequestRecords::is_none")]
     pub request_records: crate::stats::RequestRecords,
+    /// Refuse to start a run whose estimated memory exceeds this (a size, or `"unlimited"`).
+    /// Default: 3/4 of the machine's physical memory (8 GiB where it cannot be read). See
+    /// docs/limits.md.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_limit: Option<MemoryLimit>,
 }

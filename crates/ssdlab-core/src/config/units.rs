@@ -35,7 +35,7 @@ macro_rules! unit_type {
                 schemars::json_schema!({
                     "type": "string",
                     "format": $format,
-                    "description": concat!($expect, "; units: ", $units),
+                    "description": concat!("expected ", $expect, "; units: ", $units),
                 })
             }
         }
@@ -51,6 +51,7 @@ macro_rules! unit_type {
                 struct V;
                 impl<'de> Visitor<'de> for V {
                     type Value = $name;
+                    // serde writes "invalid type: ..., expected {this}": no "expected" of our own.
                     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                         f.write_str($expect)
                     }
@@ -58,13 +59,13 @@ macro_rules! unit_type {
                         $name::parse(v).map_err(E::custom)
                     }
                     fn visit_i64<E: de::Error>(self, v: i64) -> Result<$name, E> {
-                        Err(E::custom(format!("{}, got the bare number {v} (add a unit)", $expect)))
+                        Err(E::custom(format!("expected {}, got the bare number {v} (add a unit)", $expect)))
                     }
                     fn visit_u64<E: de::Error>(self, v: u64) -> Result<$name, E> {
-                        Err(E::custom(format!("{}, got the bare number {v} (add a unit)", $expect)))
+                        Err(E::custom(format!("expected {}, got the bare number {v} (add a unit)", $expect)))
                     }
                     fn visit_f64<E: de::Error>(self, v: f64) -> Result<$name, E> {
-                        Err(E::custom(format!("{}, got the bare number {v} (add a unit)", $expect)))
+                        Err(E::custom(format!("expected {}, got the bare number {v} (add a unit)", $expect)))
                     }
                 }
                 deserializer.deserialize_any(V)
@@ -75,31 +76,31 @@ macro_rules! unit_type {
 
 unit_type!(
     /// A duration, stored in picoseconds.
-    Duration, u64, time::parse_duration_ps, "expected a duration string like \"75us\"", "duration", "ps, ns, us, ms, s"
+    Duration, u64, time::parse_duration_ps, "a duration string like \"75us\"", "duration", "ps, ns, us, ms, s"
 );
 unit_type!(
     /// A size, stored in bytes.
-    Size, u64, time::parse_size_bytes, "expected a size string like \"8KiB\"", "size",
+    Size, u64, time::parse_size_bytes, "a size string like \"8KiB\"", "size",
     "B, KB, MB, GB, TB, KiB, MiB, GiB, TiB, sectors (512 B)"
 );
 unit_type!(
     /// A bus transfer rate, stored in transfers per second.
-    TransferRate, f64, time::parse_transfer_rate, "expected a transfer rate string like \"333MT/s\"", "transfer-rate",
+    TransferRate, f64, time::parse_transfer_rate, "a transfer rate string like \"333MT/s\"", "transfer-rate",
     "T/s, MT/s, GT/s"
 );
 unit_type!(
     /// A bandwidth, stored in bytes per second.
-    Bandwidth, f64, time::parse_bandwidth, "expected a bandwidth string like \"1GB/s\"", "bandwidth",
+    Bandwidth, f64, time::parse_bandwidth, "a bandwidth string like \"1GB/s\"", "bandwidth",
     "a size unit per second: B/s, KB/s, MB/s, GB/s, KiB/s, MiB/s, GiB/s"
 );
 unit_type!(
     /// An event rate, stored in events per second.
-    Rate, f64, time::parse_rate_per_second, "expected a rate string like \"10000/s\"", "rate", "/s, k/s, M/s"
+    Rate, f64, time::parse_rate_per_second, "a rate string like \"10000/s\"", "rate", "/s, k/s, M/s"
 );
 
 unit_type!(
     /// A clock frequency, stored in hertz.
-    Frequency, f64, time::parse_frequency, "expected a frequency string like \"500MHz\"", "frequency",
+    Frequency, f64, time::parse_frequency, "a frequency string like \"500MHz\"", "frequency",
     "Hz, kHz, MHz, GHz"
 );
 

@@ -31,6 +31,19 @@ fn sector_multiple(path: &str, size: &Size) -> Result<(), ConfigError> {
     Ok(())
 }
 
+/// A request's length travels as a 32-bit count of sectors (2 TiB less one sector).
+fn request_size(path: &str, size: &Size) -> Result<(), ConfigError> {
+    sector_multiple(path, size)?;
+    let max = u32::MAX as u64 * SECTOR_BYTES;
+    if size.value > max {
+        return Err(ConfigError::new(
+            path,
+            format!("a request may carry at most {max} B ({} sectors), got \"{}\"", u32::MAX, size.text),
+        ));
+    }
+    Ok(())
+}
+
 fn validate_precondition(p: &super::PreconditionConfig) -> Result<(), ConfigError> {
     use super::PreconditionMode::{Fill, None as Empty, Simulate, Steady};
     fraction("precondition.occupancy", p.occupancy, false, false)?;
@@ -106,6 +119,8 @@ pub fn validate(config: &Config) -> Result<(), ConfigError> {
     for (i, flow) in config.flows.iter().enumerate() {
         validate_flow(&format!("flows[{i}]"), flow)?;
     }
+    super::limits::validate_derived_durations(config)?;
+    super::memory::validate_limit(&config.run)?;
     Ok(())
 }
 
@@ -155,18 +170,7 @@ fn validate_flash(flash: &FlashConfig) -> Result<(), ConfigError> {
         ));
     }
     sector_multiple("flash.page_size", &flash.page_size)?;
-    let pages = flash.channels as u64
-        * flash.chips_per_channel as u64
-        * flash.dies_per_chip as u64
-        * flash.planes_per_die as u64
-        * flash.blocks_per_plane as u64
-        * flash.pages_per_block as u64;
-    if pages >= u32::MAX as u64 {
-        return Err(ConfigError::new(
-            "flash",
-            format!("{pages} physical pages exceed the 32-bit page addresses of the model (at most {}); use larger pages or fewer blocks", u32::MAX - 1),
-        ));
-    }
+    super::limits::validate_geometry(flash)?;
     if flash.page_type_layout == PageTypeLayout::Address
         && flash.technology.bits_per_cell() > 1
         && flash.pages_per_block <= crate::flash::timing::ADDRESS_LAYOUT_META_PAGES
@@ -243,7 +247,7 @@ fn validate_ftl(config: &Config) -> Result<(), ConfigError> {
     }
     // GC must always find invalid pages to reclaim: the most logical pages a plane can hold must
     // fit outside the GC reserve and the two open blocks (user and GC write frontiers).
-    let geometry = crate::flash::Geometry::new(config);
+    let geometry = crate::flash::Geometry::counts(config);
     if geometry.logical_pages == 0 {
         return Err(ConfigError::new("ftl.over_provisioning", "leaves no logical pages for the host"));
     }
@@ -263,16 +267,51 @@ fn validate_ftl(config: &Config) -> Result<(), ConfigError> {
                 ),
             ));
         }
-        let needed = 1.0 - (usable * geometry.planes as u64) as f64 / geometry.physical_pages as f64;
+        let advice = match smallest_fitting_over_provisioning(&geometry, usable) {
+            Some(op) => format!("use at least {op}"),
+            None => "no over-provisioning below 1 fits; use more blocks per plane".to_string(),
+        };
         return Err(ConfigError::new(
             "ftl.over_provisioning",
             format!(
-                "{} leaves too little spare space for garbage collection on this geometry ({} blocks per plane, {} held back for GC); use at least {:.4}",
-                ftl.over_provisioning, geometry.blocks_per_plane, reserve, needed
+                "{} leaves too little spare space for garbage collection on this geometry ({} blocks per plane, {} held back for GC and the open blocks); {advice}",
+                ftl.over_provisioning, geometry.blocks_per_plane, reserve
             ),
         ));
     }
     Ok(())
+}
+
+/// The smallest over-provisioning, in steps of 0.0001 and written as the user would write it,
+/// with which every plane's share of logical and translation pages fits in `usable` pages. It
+/// recomputes the page counts exactly as `Geometry` does (a floor for the logical pages, one
+/// translation page per `entries_per_translation_page` of them), so the advice is a value that
+/// is accepted (issue 12, F05: it used to recommend the value it refused).
+fn smallest_fitting_over_provisioning(geometry: &crate::flash::Geometry, usable: u64) -> Option<String> {
+    const STEPS: u32 = 10_000;
+    let with_tables = geometry.translation_pages > 0;
+    let fits = |step: u32| {
+        let op = step as f64 / STEPS as f64;
+        let logical = ((geometry.physical_pages as f64) * (1.0 - op)).floor() as u64;
+        let translation = if with_tables { logical.div_ceil(geometry.entries_per_translation_page.max(1)) } else { 0 };
+        (logical + translation).div_ceil(geometry.planes as u64) <= usable
+    };
+    // More over-provisioning never adds pages to a plane, so the steps that fit are a suffix.
+    let (mut low, mut high) = (0u32, STEPS - 1);
+    if !fits(high) {
+        return None;
+    }
+    while low < high {
+        let mid = (low + high) / 2;
+        if fits(mid) {
+            high = mid;
+        } else {
+            low = mid + 1;
+        }
+    }
+    let op = high as f64 / STEPS as f64;
+    // The most logical pages any fitting value leaves: none at all means nothing fits.
+    (((geometry.physical_pages as f64) * (1.0 - op)).floor() >= 1.0).then(|| format!("{op}"))
 }
 
 fn validate_cache(config: &Config) -> Result<(), ConfigError> {
@@ -346,8 +385,8 @@ fn validate_synthetic(path: &str, flow: &FlowConfig) -> Result<(), ConfigError> 
         fraction(&format!("{path}.read_fraction"), r, false, false)?;
     }
     match &flow.request_size {
-        Some(RequestSize::Fixed(size)) => sector_multiple(&format!("{path}.request_size"), size)?,
-        Some(RequestSize::Normal { mean, stdev: _ }) => sector_multiple(&format!("{path}.request_size.mean"), mean)?,
+        Some(RequestSize::Fixed(size)) => request_size(&format!("{path}.request_size"), size)?,
+        Some(RequestSize::Normal { mean, stdev: _ }) => request_size(&format!("{path}.request_size.mean"), mean)?,
         None => {}
     }
     if let Some(a) = &flow.alignment {

@@ -57,6 +57,13 @@ pub struct Geometry {
 impl Geometry {
     /// Builds the geometry from a validated configuration.
     pub fn new(config: &Config) -> Self {
+        Self::counts(config).with_plane_table()
+    }
+
+    /// The counts alone, without the per-plane lookup table (which takes 4 bytes per plane):
+    /// what validation and the memory estimate need before anything large is allocated.
+    /// [`Self::plane_of_lpa`] must not be called on it.
+    pub fn counts(config: &Config) -> Self {
         let f = &config.flash;
         let chips = f.channels * f.chips_per_channel;
         let dies = chips * f.dies_per_chip;
@@ -90,7 +97,6 @@ impl Geometry {
             page_shift: f.pages_per_block.is_power_of_two().then(|| f.pages_per_block.trailing_zeros()),
             block_shift: f.blocks_per_plane.is_power_of_two().then(|| f.blocks_per_plane.trailing_zeros()),
         }
-        .with_plane_table()
     }
 
     fn with_plane_table(mut self) -> Self {

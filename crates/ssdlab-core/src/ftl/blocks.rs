@@ -54,6 +54,14 @@ struct PlaneBlocks {
     frontier: [u32; 2],
 }
 
+/// `n` copies of `value`, or the allocation error instead of an abort.
+fn filled<T: Clone>(n: usize, value: T) -> Result<Vec<T>, std::collections::TryReserveError> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n)?;
+    v.resize(n, value);
+    Ok(v)
+}
+
 pub struct BlockManager {
     /// Open the least-erased free block (dynamic wear leveling) rather than the oldest free one.
     pub dynamic_wear_leveling: bool,
@@ -71,27 +79,33 @@ pub struct BlockManager {
 }
 
 impl BlockManager {
-    pub fn new(geometry: &Geometry, dynamic_wear_leveling: bool, pe_cycle_limit: u32) -> Self {
+    /// The block state of `geometry`, or an error if its memory cannot be allocated (the memory
+    /// estimate refuses such a device first unless `run.memory_limit` is "unlimited").
+    pub fn new(geometry: &Geometry, dynamic_wear_leveling: bool, pe_cycle_limit: u32) -> Result<Self, String> {
         let blocks = geometry.blocks as usize;
-        let planes = (0..geometry.planes)
-            .map(|p| {
-                let first = geometry.first_block_of_plane(p);
-                PlaneBlocks { free: (first..first + geometry.blocks_per_plane).collect(), frontier: [NO_BLOCK; 2] }
-            })
-            .collect();
-        Self {
+        let refused = |_| format!("the state of {blocks} flash blocks could not be allocated");
+        let mut planes = Vec::new();
+        planes.try_reserve_exact(geometry.planes as usize).map_err(refused)?;
+        for p in 0..geometry.planes {
+            let first = geometry.first_block_of_plane(p);
+            let mut free = VecDeque::new();
+            free.try_reserve_exact(geometry.blocks_per_plane as usize).map_err(refused)?;
+            free.extend(first..first + geometry.blocks_per_plane);
+            planes.push(PlaneBlocks { free, frontier: [NO_BLOCK; 2] });
+        }
+        Ok(Self {
             dynamic_wear_leveling,
             pe_cycle_limit,
             retired_blocks: 0,
             pages_per_block: geometry.pages_per_block,
             blocks_per_plane: geometry.blocks_per_plane,
-            valid: vec![0; blocks],
-            write_ptr: vec![0; blocks],
-            erase_count: vec![0; blocks],
-            closed_at: vec![0; blocks],
-            state: vec![BlockState::Free; blocks],
+            valid: filled(blocks, 0).map_err(refused)?,
+            write_ptr: filled(blocks, 0).map_err(refused)?,
+            erase_count: filled(blocks, 0).map_err(refused)?,
+            closed_at: filled(blocks, 0).map_err(refused)?,
+            state: filled(blocks, BlockState::Free).map_err(refused)?,
             planes,
-        }
+        })
     }
 
     #[inline]
@@ -383,7 +397,7 @@ mod tests {
     fn one_plane(dynamic: bool, pe_limit: u32) -> BlockManager {
         let text = "[flash]\nchannels = 1\nchips_per_channel = 1\ndies_per_chip = 1\nplanes_per_die = 1\nblocks_per_plane = 8\npages_per_block = 2\n[ftl]\nover_provisioning = 0.9\n[[flows]]\nqueue_depth = 1\nrequests = 1\n";
         let config = Config::from_toml_str(text).unwrap();
-        BlockManager::new(&Geometry::new(&config), dynamic, pe_limit)
+        BlockManager::new(&Geometry::new(&config), dynamic, pe_limit).unwrap()
     }
 
     fn fill_and_erase(m: &mut BlockManager) -> u32 {

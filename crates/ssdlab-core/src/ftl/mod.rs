@@ -69,7 +69,7 @@ impl Ftl {
     /// Builds the FTL state and places the initial data. Fails only if the tables cannot be allocated.
     pub fn new(config: &Config, geometry: Geometry, placement: Placement) -> Result<Self, String> {
         let map = PageMap::new(geometry.logical_pages + geometry.translation_pages, geometry.physical_pages)?;
-        let blocks = BlockManager::new(&geometry, config.ftl.dynamic_wear_leveling, config.ftl.pe_cycle_limit);
+        let blocks = BlockManager::new(&geometry, config.ftl.dynamic_wear_leveling, config.ftl.pe_cycle_limit)?;
         let gc = vec![PlaneGc::default(); geometry.planes as usize];
         let gc_threshold_blocks = geometry.gc_threshold_blocks(config.ftl.gc_threshold);
         let victims = VictimSelector::new(

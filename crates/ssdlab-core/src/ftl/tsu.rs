@@ -91,17 +91,42 @@ pub struct Tsu {
 }
 
 impl Tsu {
-    pub fn new(geometry: &Geometry) -> Self {
-        Self {
-            queues: (0..geometry.dies).map(|_| std::array::from_fn(|_| VecDeque::new())).collect(),
-            nonempty: vec![0; geometry.dies as usize],
-            per_plane: vec![[[0; MAX_PLANES_PER_DIE as usize]; CLASSES * PRIORITIES]; geometry.dies as usize],
+    /// Bytes of scheduler state per die before any transaction is queued: the (class, priority)
+    /// queue headers, their non-empty bits and the per-plane counts (what the memory estimate
+    /// charges; 16.7 M dies took 15 GiB here, issue 12 F09).
+    pub const BYTES_PER_DIE: u64 = (std::mem::size_of::<[VecDeque<Entry>; CLASSES * PRIORITIES]>()
+        + std::mem::size_of::<u32>()
+        + std::mem::size_of::<[[u32; MAX_PLANES_PER_DIE as usize]; CLASSES * PRIORITIES]>())
+        as u64;
+
+    /// The scheduler of `geometry`'s dies, or an error if its memory cannot be allocated.
+    pub fn new(geometry: &Geometry) -> Result<Self, String> {
+        let dies = geometry.dies as usize;
+        let refused = || {
+            format!(
+                "the transaction scheduler's queues for {dies} dies need {:.1} GiB and that memory could not be allocated",
+                (Self::BYTES_PER_DIE * dies as u64) as f64 / (1u64 << 30) as f64
+            )
+        };
+        let mut queues = Vec::new();
+        queues.try_reserve_exact(dies).map_err(|_| refused())?;
+        queues.extend((0..dies).map(|_| std::array::from_fn(|_| VecDeque::new())));
+        let mut nonempty = Vec::new();
+        nonempty.try_reserve_exact(dies).map_err(|_| refused())?;
+        nonempty.resize(dies, 0);
+        let mut per_plane = Vec::new();
+        per_plane.try_reserve_exact(dies).map_err(|_| refused())?;
+        per_plane.resize(dies, [[0; MAX_PLANES_PER_DIE as usize]; CLASSES * PRIORITIES]);
+        Ok(Self {
+            queues,
+            nonempty,
+            per_plane,
             policy: Scheduling::OutOfOrder,
             planes_per_die: geometry.planes_per_die,
             pages_per_block: geometry.pages_per_block,
             page_mask: geometry.pages_per_block.is_power_of_two().then(|| geometry.pages_per_block - 1),
             next_seq: 0,
-        }
+        })
     }
 
     pub fn with_policy(mut self, policy: Scheduling) -> Self {

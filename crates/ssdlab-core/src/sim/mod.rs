@@ -13,6 +13,7 @@ mod dram_path;
 mod flash_path;
 mod host_path;
 mod mapping_path;
+pub mod memory;
 mod merge_path;
 mod open_channel_path;
 mod precondition_path;
@@ -238,13 +239,14 @@ impl Simulation {
     /// is the configuration as the user gave it, copied into the results.
     pub fn new(config: Config, base_dir: &Path, config_echo: serde_json::Value) -> Result<Self, SimError> {
         let config = open_channel_path::device_config(config);
+        // Before anything of the device's size is allocated (the geometry's plane table included).
+        memory::check(&config)?;
         let geometry = Geometry::new(&config);
         let timing = FlashTiming::new(&config);
         let placement = crate::ftl::placement::Placement::new(&config, &geometry)?;
         check_partition_space(&config, &geometry, &placement)?;
         let flows = build_flows(&config, &geometry, &placement, base_dir)?;
         let setup_started = Instant::now();
-        check_memory(&geometry)?;
         let fill_started = Instant::now();
         let mut ftl = Ftl::new(&config, geometry, placement).map_err(|reason| ConfigError::new("flash", reason))?;
         let family = merge_path::FamilyState::build(&config, &mut ftl);
@@ -260,6 +262,7 @@ impl Simulation {
             suspended: None,
         };
         let c = &config.controller;
+        let tsu = Tsu::new(g).map_err(|reason| ConfigError::new("flash", reason))?.with_policy(c.scheduling);
         let mut sim = Self {
             timing,
             queue: EventQueue::new(),
@@ -268,7 +271,7 @@ impl Simulation {
             open_channel: None,
             flow_last_served: vec![0; config.flows.len()],
             picks: 0,
-            tsu: Tsu::new(g).with_policy(config.controller.scheduling),
+            tsu,
             txns: Slab::default(),
             spent: Vec::new(),
             requests: Slab::default(),
@@ -555,29 +558,6 @@ impl Simulation {
             }
         }
         Ok(())
-    }
-}
-
-/// Refuses a device whose mapping tables (8 bytes per page) would not fit in the memory the
-/// machine has available, instead of letting the allocation abort the process.
-fn check_memory(geometry: &Geometry) -> Result<(), ConfigError> {
-    let needed = (geometry.logical_pages + geometry.translation_pages + geometry.physical_pages) * 4;
-    let available = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
-        m.lines()
-            .find_map(|l| l.strip_prefix("MemAvailable:"))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-            .map(|kib| kib * 1024)
-    });
-    match available {
-        Some(available) if needed > available => Err(ConfigError::new(
-            "flash",
-            format!(
-                "the device's mapping tables need {:.1} GiB but this machine has {:.1} GiB available; simulate fewer or larger pages",
-                needed as f64 / (1u64 << 30) as f64,
-                available as f64 / (1u64 << 30) as f64
-            ),
-        )),
-        _ => Ok(()),
     }
 }
 

@@ -148,7 +148,9 @@ impl Synthetic {
             Arrival::Closed { .. } => now,
             Arrival::Open { mean_interarrival_ps } => {
                 let t = self.next_open_arrival;
-                self.next_open_arrival = t + self.rng.exponential(mean_interarrival_ps).round() as u64;
+                // Saturating: a gap past the clock's range means no later arrival (validation keeps
+                // the mean gap within it, `config::limits`).
+                self.next_open_arrival = t.saturating_add(self.rng.exponential(mean_interarrival_ps).round() as u64);
                 t
             }
         };
@@ -156,7 +158,8 @@ impl Synthetic {
         let sectors = match self.size {
             SizeDist::Fixed(s) => s,
             SizeDist::Normal { mean, stdev } => {
-                (self.rng.normal(mean, stdev).round().max(1.0) as u64).min(self.ws_sectors)
+                // A request carries a 32-bit sector count (a wide normal may draw more).
+                (self.rng.normal(mean, stdev).round().max(1.0) as u64).min(self.ws_sectors).min(u32::MAX as u64)
             }
         };
         let units = self.ws_sectors / self.align_sectors;
