@@ -26,6 +26,8 @@ def load_config(path: str | os.PathLike[str]) -> dict[str, Any]:
     A missing file raises FileNotFoundError; nothing is ever created in its place.
     """
     path = Path(path)
+    if path.is_dir():
+        raise ConfigError(f"{path} is a folder; expected a TOML config file")
     try:
         data = path.read_bytes()
     except FileNotFoundError:

@@ -63,7 +63,10 @@ def import_mqsim(
     raises ConfigError naming the file, the line, the tag and the value.
     """
     ssdconfig, workload = Path(ssdconfig), Path(workload)
-    texts = [_read(ssdconfig, "MQSim device file"), _read(workload, "MQSim workload file")]
+    texts = [
+        _read(ssdconfig, "MQSim device file", "ssdconfig.xml"),
+        _read(workload, "MQSim workload file", "workload.xml"),
+    ]
     base_dir = workload.parent
     scenarios = _core.import_mqsim(
         *texts,
@@ -92,7 +95,9 @@ def is_mqsim_file(path: str | os.PathLike[str]) -> bool:
     return Path(path).suffix.lower() == ".xml"
 
 
-def _read(path: Path, what: str) -> str:
+def _read(path: Path, what: str, example: str) -> str:
+    if path.is_dir():
+        raise ConfigError(f"{path} is a folder; expected an {what} (such as {example})")
     try:
         data = path.read_bytes()
     except FileNotFoundError:

@@ -56,9 +56,11 @@ impl Simulation {
     #[new]
     #[pyo3(signature = (config_json, base_dir, records_path = None))]
     fn new(py: Python<'_>, config_json: &str, base_dir: &str, records_path: Option<PathBuf>) -> PyResult<Self> {
+        // The config first: it names the key of a value JSON cannot hold (a NaN from the TOML
+        // file), where parsing the echo would only say "not valid JSON" at a column.
+        let config = Config::from_json_str(config_json).map_err(|e| ConfigError::new_err(e.to_string()))?;
         let echo: serde_json::Value = serde_json::from_str(config_json)
             .map_err(|e| ConfigError::new_err(format!("config: not valid JSON: {e}")))?;
-        let config = Config::from_json_str(config_json).map_err(|e| ConfigError::new_err(e.to_string()))?;
         let base_dir = Path::new(base_dir).to_path_buf();
         let mut sim = py.detach(move || ssdlab_core::Simulation::new(config, &base_dir, echo)).map_err(sim_error)?;
         if let Some(path) = records_path {

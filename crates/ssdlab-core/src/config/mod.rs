@@ -8,6 +8,7 @@
 mod cache_org;
 mod data;
 mod dram;
+mod finite;
 pub mod firmware;
 mod flow;
 mod host_ocssd;
@@ -18,6 +19,7 @@ mod memory;
 pub mod mqsim;
 mod precondition;
 mod schema;
+mod strict;
 mod units;
 mod validate;
 
@@ -97,7 +99,12 @@ fn default_seed() -> u64 {
 impl Config {
     /// Reads a TOML document; errors name the field path (or the TOML line for syntax errors).
     pub fn from_toml_str(text: &str) -> Result<Self, ConfigError> {
-        let deserializer = toml::Deserializer::new(text);
+        // NaN and infinity first: serde would take them as numbers (issue 12, F03). A document
+        // that does not parse is left to the reader below, which points at the line.
+        if let Ok(table) = text.parse::<toml::Table>() {
+            finite::check_toml(&table)?;
+        }
+        let deserializer = strict::Strict(toml::Deserializer::new(text));
         let config: Config = serde_path_to_error::deserialize(deserializer).map_err(|e| {
             let path = e.path().to_string();
             let inner = e.into_inner();
@@ -108,8 +115,7 @@ impl Config {
                     let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
                     ConfigError::new(format!("line {line}"), reason)
                 }
-                (".", None) => ConfigError::new("config", reason),
-                _ => ConfigError::new(path, reason),
+                _ => describe(path, reason),
             }
         })?;
         validate(&config)?;
@@ -118,8 +124,11 @@ impl Config {
 
     /// Reads the JSON form of the same schema (what the Python layer sends after applying overrides).
     pub fn from_json_str(text: &str) -> Result<Self, ConfigError> {
+        // Python writes a NaN or an infinity from the TOML file as a bare `NaN`/`Infinity`, which
+        // is not JSON: name the key instead of a position in this generated text (issue 12, F03).
+        finite::check_json(text)?;
         let mut deserializer = serde_json::Deserializer::from_str(text);
-        let config: Config = serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
+        let config: Config = serde_path_to_error::deserialize(strict::Strict(&mut deserializer)).map_err(|e| {
             let path = e.path().to_string();
             let reason = e.inner().to_string();
             // serde_json appends " at line L column C" which points into generated JSON: drop it.
@@ -127,11 +136,25 @@ impl Config {
                 Some(i) => reason[..i].to_string(),
                 None => reason,
             };
-            ConfigError::new(if path == "." { "config".into() } else { path }, reason)
+            describe(path, reason)
         })?;
         validate(&config)?;
         Ok(config)
     }
+}
+
+/// The error of a value read at `path`, with the section placeholder of [`strict`] filled in:
+/// `flash` reads "a table ([flash] and its keys, or flash = { key = value, ... })".
+fn describe(path: String, reason: String) -> ConfigError {
+    let section = match path.rsplit('.').next() {
+        _ if path == "." => String::new(),
+        // Inside an array (a flow) there is no header of its own to show.
+        _ if path.contains('[') => " ({ key = value, ... })".to_string(),
+        Some(last) => format!(" ([{path}] and its keys, or {last} = {{ key = value, ... }})"),
+        None => String::new(),
+    };
+    let reason = reason.replace(strict::SECTION, &section);
+    ConfigError::new(if path == "." { "config".into() } else { path }, reason)
 }
 
 /// Host side: the interface, the PCIe link and the NVMe queues.

@@ -132,7 +132,7 @@ pub(super) fn import_device(file: &str, root: &Element) -> Result<Device, Config
             let value = match key {
                 "dram_row_size" => json!(size_bytes(v)),
                 // MQSim's rate is a clock in MHz with two transfers per clock (DDR).
-                "dram_data_rate" => json!(format!("{}MT/s", 2 * v)),
+                "dram_data_rate" => json!(format!("{}MT/s", 2 * u128::from(v))),
                 "dram_burst_bytes" => json!(v),
                 _ => json!(duration_ns(v)),
             };
@@ -292,7 +292,7 @@ pub(super) fn import_device(file: &str, root: &Element) -> Result<Device, Config
     let erase_for_write = d.int("Preferred_suspend_erase_time_for_write")?;
     let program_for_read = d.int("Preferred_suspend_write_time_for_read")?;
 
-    let channels = d.int("Flash_Channel_Count")?;
+    let channels = d.count("Flash_Channel_Count", "channel")?;
     if let Some(n) = channels {
         set(&mut config, "flash.channels", n);
     }
@@ -302,7 +302,7 @@ pub(super) fn import_device(file: &str, root: &Element) -> Result<Device, Config
     if let Some(n) = d.num("Channel_Transfer_Rate")? {
         set(&mut config, "flash.channel_rate", format!("{}MT/s", number(n)));
     }
-    let chips = d.int("Chip_No_Per_Channel")?;
+    let chips = d.count("Chip_No_Per_Channel", "chip per channel")?;
     if let Some(n) = chips {
         set(&mut config, "flash.chips_per_channel", n);
     }
@@ -373,18 +373,18 @@ pub(super) fn import_device(file: &str, root: &Element) -> Result<Device, Config
             ));
         }
     }
-    let dies = f.int("Die_No_Per_Chip")?;
+    let dies = f.count("Die_No_Per_Chip", "die per chip")?;
     if let Some(n) = dies {
         set(&mut config, "flash.dies_per_chip", n);
     }
-    let planes = f.int("Plane_No_Per_Die")?;
+    let planes = f.count("Plane_No_Per_Die", "plane per die")?;
     if let Some(n) = planes {
         set(&mut config, "flash.planes_per_die", n);
     }
-    if let Some(n) = f.int("Block_No_Per_Plane")? {
+    if let Some(n) = f.count("Block_No_Per_Plane", "block per plane")? {
         set(&mut config, "flash.blocks_per_plane", n);
     }
-    if let Some(n) = f.int("Page_No_Per_Block")? {
+    if let Some(n) = f.count("Page_No_Per_Block", "page per block")? {
         set(&mut config, "flash.pages_per_block", n);
     }
     if let Some(bytes) = f.int("Page_Capacity")? {

@@ -27,8 +27,9 @@ pub(super) struct FlowImport {
     pub(super) seed: Option<u64>,
     /// The working set as a fraction of the flow's own slice (synthetic flows).
     pub(super) working_set: Option<f64>,
-    /// The channel, chip, die and plane ids the flow may use (all of them when not given).
-    pub(super) resources: [Vec<u64>; 4],
+    /// The channel, chip, die and plane ids the flow may use; None: all of them (never listed
+    /// one by one, as a device may have billions).
+    pub(super) resources: [Option<Vec<u64>>; 4],
     /// (head, explanation): grouped across flows as "head (flow-0, flow-1): explanation".
     pub(super) grouped: Vec<(String, String)>,
 }
@@ -68,7 +69,7 @@ pub(super) fn import_flow(
             flow.insert("cache_mode".into(), json!(mode));
         }
     }
-    let mut resources: [Vec<u64>; 4] = Default::default();
+    let mut resources: [Option<Vec<u64>>; 4] = Default::default();
     for (slot, (tag, key, total, what)) in [
         ("Channel_IDs", "channels", device.channels, "channels"),
         ("Chip_IDs", "chips", device.chips, "chips per channel"),
@@ -78,19 +79,18 @@ pub(super) fn import_flow(
     .into_iter()
     .enumerate()
     {
-        let ids = p.ids(tag, total)?.unwrap_or_else(|| (0..total).collect());
-        if ids.len() as u64 != total {
-            if schema_has("flows", key) {
-                flow.insert(key.into(), json!(ids));
-            } else {
-                let list: Vec<String> = ids.iter().map(u64::to_string).collect();
-                grouped.push((
-                    format!("{tag} {}", list.join(",")),
-                    format!("ssdlab does not partition the flash among flows yet; the flow uses all {total} {what}"),
-                ));
-            }
+        // Every id listed is the same as none listed.
+        let Some(ids) = p.ids(tag, total)?.filter(|ids| ids.len() as u64 != total) else { continue };
+        if schema_has("flows", key) {
+            flow.insert(key.into(), json!(ids));
+        } else {
+            let list: Vec<String> = ids.iter().map(u64::to_string).collect();
+            grouped.push((
+                format!("{tag} {}", list.join(",")),
+                format!("ssdlab does not partition the flash among flows yet; the flow uses all {total} {what}"),
+            ));
         }
-        resources[slot] = ids;
+        resources[slot] = Some(ids);
     }
     let occupancy = p.percentage("Initial_Occupancy_Percentage")?;
     let mut seed = None;

@@ -80,11 +80,15 @@ pub fn import(ssdconfig_xml: &str, workload_xml: &str) -> Result<Imported, Confi
 
 /// Imports two MQSim files from disk. A missing file is an error: nothing is ever created.
 pub fn import_files(ssdconfig: &Path, workload: &Path) -> Result<Imported, ConfigError> {
-    let read = |path: &Path| {
+    let read = |path: &Path, what: &str| {
+        if path.is_dir() {
+            return Err(ConfigError::new(path.display().to_string(), format!("is a folder; expected {what}")));
+        }
         std::fs::read_to_string(path)
-            .map_err(|e| ConfigError::new(path.display().to_string(), format!("cannot read the file: {e}")))
+            .map_err(|e| ConfigError::new(path.display().to_string(), format!("cannot read {what}: {e}")))
     };
-    let (device_text, workload_text) = (read(ssdconfig)?, read(workload)?);
+    let device_text = read(ssdconfig, "an MQSim device file (ssdconfig.xml)")?;
+    let workload_text = read(workload, "an MQSim workload file (workload.xml)")?;
     let options = ImportOptions {
         ssdconfig_name: ssdconfig.display().to_string(),
         workload_name: workload.display().to_string(),
@@ -95,8 +99,10 @@ pub fn import_files(ssdconfig: &Path, workload: &Path) -> Result<Imported, Confi
 
 /// [`import`] with explicit file names and trace folder.
 pub fn import_with(ssdconfig_xml: &str, workload_xml: &str, options: &ImportOptions) -> Result<Imported, ConfigError> {
-    let device_root = parse_xml(&options.ssdconfig_name, ssdconfig_xml)?;
-    let workload_root = parse_xml(&options.workload_name, workload_xml)?;
+    let device_root =
+        parse_xml(&options.ssdconfig_name, ssdconfig_xml, "Execution_Parameter_Set", "an MQSim device file")?;
+    let workload_root =
+        parse_xml(&options.workload_name, workload_xml, "MQSim_IO_Scenarios", "an MQSim workload file")?;
     let device = import_device(&options.ssdconfig_name, &device_root)?;
     let scenarios = import_workload(&options.workload_name, &workload_root, &device, options)?;
     Ok(Imported { scenarios })

@@ -2,6 +2,8 @@
 //! device's plus its flows, with what ssdlab decides for all flows together (preconditioning,
 //! priorities, the data cache, seeds, and each flow's slice of the logical space).
 
+use std::collections::BTreeMap;
+
 use serde_json::{json, Map, Value};
 
 use super::device::Device;
@@ -176,7 +178,7 @@ fn import_scenario(
         ));
     }
 
-    place_flows(&mut flows, device, &mut config, &mut warnings);
+    place_flows(file, &mut flows, device, &mut config, &mut warnings)?;
 
     // Per-flow warnings with the same wording are reported once, naming all flows.
     let mut grouped: Vec<(String, String, Vec<String>)> = Vec::new();
@@ -209,34 +211,15 @@ fn import_scenario(
 /// it: a flow gets, for every plane it may use, that plane's logical pages divided by the number
 /// of flows sharing the plane (1/n of the space each when all flows use all the flash). A
 /// synthetic flow's working set is the first part of its slice.
-fn place_flows(flows: &mut [FlowImport], device: &Device, config: &mut Map<String, Value>, warnings: &mut Vec<String>) {
+fn place_flows(
+    file: &str,
+    flows: &mut [FlowImport],
+    device: &Device,
+    config: &mut Map<String, Value>,
+    warnings: &mut Vec<String>,
+) -> Result<(), ConfigError> {
     let n = flows.len();
-    let plane =
-        |c: u64, w: u64, d: u64, p: u64| (((c * device.chips + w) * device.dies + d) * device.planes + p) as usize;
-    let mut sharing = vec![0u32; (device.channels * device.chips * device.dies * device.planes) as usize];
-    let each_plane = |f: &FlowImport, visit: &mut dyn FnMut(usize)| {
-        let [channels, chips, dies, planes] = &f.resources;
-        for &c in channels {
-            for &w in chips {
-                for &d in dies {
-                    for &p in planes {
-                        visit(plane(c, w, d, p));
-                    }
-                }
-            }
-        }
-    };
-    for f in flows.iter() {
-        each_plane(f, &mut |i| sharing[i] += 1);
-    }
-    let shares: Vec<f64> = flows
-        .iter()
-        .map(|f| {
-            let mut share = 0.0;
-            each_plane(f, &mut |i| share += 1.0 / f64::from(sharing[i]));
-            share / sharing.len() as f64
-        })
-        .collect();
+    let shares = plane_shares(file, flows, device)?;
     let equal = shares.iter().all(|s| (s - 1.0 / n as f64).abs() < 1e-12);
     let tidy = |x: f64| (x * 1e12).round() / 1e12;
 
@@ -264,7 +247,7 @@ fn place_flows(flows: &mut [FlowImport], device: &Device, config: &mut Map<Strin
                 }
             }
         }
-        return;
+        return Ok(());
     }
     let mut start = 0.0;
     for (f, share) in flows.iter_mut().zip(shares) {
@@ -278,4 +261,64 @@ fn place_flows(flows: &mut [FlowImport], device: &Device, config: &mut Map<Strin
         }
         start += share;
     }
+    Ok(())
+}
+
+/// Most combinations of id groups [`plane_shares`] weighs (far more than any workload file that
+/// a person writes needs).
+const MAX_PLANE_GROUPS: usize = 10_000_000;
+
+/// Each flow's share of the device's planes: the sum, over the planes it may use, of 1 / (flows
+/// sharing that plane), divided by the number of planes. Planes are not visited one by one (a
+/// device may have billions of them): in each dimension the ids fall into groups that the same
+/// flows use (the ids some flow lists, and one group for all the others), and one group per
+/// dimension is a block of planes that the same flows share.
+fn plane_shares(file: &str, flows: &[FlowImport], device: &Device) -> Result<Vec<f64>, ConfigError> {
+    let counts = [device.channels, device.chips, device.dies, device.planes];
+    let dims: Vec<Vec<(Vec<bool>, u64)>> = (0..4).map(|dim| id_groups(flows, dim, counts[dim])).collect();
+    let combinations = dims.iter().try_fold(1usize, |acc, groups| acc.checked_mul(groups.len()));
+    if combinations.is_none_or(|c| c > MAX_PLANE_GROUPS) {
+        return Err(ConfigError::new(
+            file,
+            format!(
+                "the flows' Channel_IDs, Chip_IDs, Die_IDs and Plane_IDs cut the device into more than {MAX_PLANE_GROUPS} groups of planes; list fewer distinct ids"
+            ),
+        ));
+    }
+    let total: f64 = counts.iter().map(|&c| c as f64).product();
+    let mut shares = vec![0.0; flows.len()];
+    for (channels, c) in &dims[0] {
+        for (chips, w) in &dims[1] {
+            for (dies, d) in &dims[2] {
+                for (planes, p) in &dims[3] {
+                    let users: Vec<usize> =
+                        (0..flows.len()).filter(|&f| channels[f] && chips[f] && dies[f] && planes[f]).collect();
+                    let count = (*c as f64) * (*w as f64) * (*d as f64) * (*p as f64);
+                    for &f in &users {
+                        shares[f] += count / users.len() as f64;
+                    }
+                }
+            }
+        }
+    }
+    Ok(shares.into_iter().map(|s| s / total).collect())
+}
+
+/// The ids `0..count` of one dimension (0 channels, 1 chips, 2 dies, 3 planes) grouped by which
+/// flows use them: (flow i uses the group, ids in the group).
+fn id_groups(flows: &[FlowImport], dim: usize, count: u64) -> Vec<(Vec<bool>, u64)> {
+    let mut listed: Vec<u64> = flows.iter().filter_map(|f| f.resources[dim].as_ref()).flatten().copied().collect();
+    listed.sort_unstable();
+    listed.dedup();
+    let mut groups: BTreeMap<Vec<bool>, u64> = BTreeMap::new();
+    for id in &listed {
+        let users = flows.iter().map(|f| f.resources[dim].as_ref().is_none_or(|ids| ids.binary_search(id).is_ok()));
+        *groups.entry(users.collect()).or_default() += 1;
+    }
+    // Ids no flow lists are used by the flows that list none (ids() keeps every id below count).
+    let rest = count.saturating_sub(listed.len() as u64);
+    if rest > 0 {
+        *groups.entry(flows.iter().map(|f| f.resources[dim].is_none()).collect()).or_default() += rest;
+    }
+    groups.into_iter().collect()
 }

@@ -18,13 +18,32 @@ pub(super) struct Element {
     pub(super) children: Vec<Element>,
 }
 
-pub(super) fn parse_xml(file: &str, text: &str) -> Result<Element, ConfigError> {
+/// Reads `file`, whose root should be `<root>` (`what` names the file's role in messages: "an
+/// MQSim device file").
+pub(super) fn parse_xml(file: &str, text: &str, root_name: &str, what: &str) -> Result<Element, ConfigError> {
     let line_of = |pos: u64| {
         let end = (pos as usize).min(text.len());
         text.as_bytes()[..end].iter().filter(|&&b| b == b'\n').count() + 1
     };
     let malformed =
         |line: usize, reason: String| ConfigError::new(format!("{file}:{line}"), format!("malformed XML: {reason}"));
+    if text.trim().is_empty() {
+        return Err(ConfigError::new(
+            file,
+            format!("the file is empty: expected {what} with an <{root_name}> element"),
+        ));
+    }
+    // XML 1.0 (section 2.2, Char) allows no control character but tab, line feed and carriage
+    // return. quick-xml passes them through as text; MQSim's parser (rapidxml) stops reading at a
+    // NUL, so the rest of the file would be lost. Either way the file is damaged: say where.
+    if let Some((at, c)) = text.char_indices().find(|(_, c)| c.is_control() && !matches!(c, '\t' | '\n' | '\r')) {
+        let shown = if c == '\0' {
+            "a NUL byte (character 0)".to_string()
+        } else {
+            format!("control character U+{:04X}", c as u32)
+        };
+        return Err(malformed(line_of(at as u64), format!("{shown} is not allowed in XML; the file is damaged")));
+    }
     let mut reader = Reader::from_str(text);
     reader.config_mut().trim_text(true);
     let mut stack: Vec<Element> = Vec::new();
@@ -73,7 +92,9 @@ pub(super) fn parse_xml(file: &str, text: &str) -> Result<Element, ConfigError> 
     if let Some(open) = stack.last() {
         return Err(malformed(open.line, format!("<{}> is never closed", open.name)));
     }
-    root.ok_or_else(|| ConfigError::new(file, "malformed XML: the file holds no element"))
+    root.ok_or_else(|| {
+        ConfigError::new(file, format!("the file holds no element (only comments or a declaration): expected {what} with an <{root_name}> element"))
+    })
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -140,6 +161,26 @@ impl<'a> Params<'a> {
             None => Ok(None),
             Some(e) => e.text.trim().parse::<u64>().map(Some).map_err(|_| self.error(e, "a whole number")),
         }
+    }
+
+    /// A count of the flash geometry (channels, chips, dies, planes, blocks, pages): at least 1,
+    /// and at most what ssdlab's 32-bit geometry fields hold. MQSim reads these into an
+    /// `unsigned int` with `std::stoul`, so a larger value silently wraps there; checking here,
+    /// before the importer sizes anything by them, keeps a typo from becoming a crash.
+    pub(super) fn count(&self, name: &str, unit: &str) -> Result<Option<u64>, ConfigError> {
+        let value = self.int(name)?;
+        if let (Some(v), Some(e)) = (value, self.element(name)) {
+            if v == 0 {
+                return Err(self.error(e, &format!("at least 1 {unit}")));
+            }
+            if v > u64::from(u32::MAX) {
+                return Err(ConfigError::new(
+                    format!("{}:{}: {}", self.file, e.line, e.name),
+                    format!("{v} is more than ssdlab supports (at most {})", u32::MAX),
+                ));
+            }
+        }
+        Ok(value)
     }
 
     pub(super) fn num(&self, name: &str) -> Result<Option<f64>, ConfigError> {
