@@ -249,7 +249,6 @@ struct FirstLines {
     before_start: u64,
 }
 
-
 /// A device filter, compared without allocating: as text, or as numbers when both are numbers
 /// (so `device = 7` keeps `007`).
 #[derive(Clone, Debug)]
@@ -336,8 +335,7 @@ impl TraceReader {
     /// its format, is an error here. Errors name the option at fault (see [`OpenError`]).
     pub fn open(path: &Path, options: &TraceOptions, logical_sectors: u64) -> Result<Self, OpenError> {
         options.check()?;
-        let (source, file_bytes) =
-            Source::open(path).map_err(|reason| OpenError::Option { field: "path", reason })?;
+        let (source, file_bytes) = Source::open(path).map_err(|reason| OpenError::Option { field: "path", reason })?;
         let event = options.blkparse_event.unwrap_or(BlkparseEvent::Dispatch);
         let parser = Parser::new(options.format, event);
         let mut reader = Self {

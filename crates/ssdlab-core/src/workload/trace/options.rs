@@ -1,6 +1,6 @@
 //! The trace fields of a flow, as a reader takes them, and their checks.
 
-use super::{MAX_TRACE_TIME, OpenError};
+use super::{OpenError, MAX_TRACE_TIME};
 use crate::config::{BlkparseEvent, FlowConfig, TraceDevice, TraceFormat, TraceOps};
 use crate::time::SimTime;
 

@@ -142,7 +142,11 @@ fn spool_stream(path: &Path) -> Result<Spool, String> {
     // On Unix the open file outlives its name: nothing is left behind whatever happens next.
     let path_kept = if cfg!(unix) && std::fs::remove_file(&temp_path).is_ok() { None } else { Some(temp_path) };
     let spool_error = |e: io::Error, what: &str| {
-        format!("cannot {what} trace stream \"{shown}\" (copying it to a temporary file in {}): {}", dir.display(), plain(&e))
+        format!(
+            "cannot {what} trace stream \"{shown}\" (copying it to a temporary file in {}): {}",
+            dir.display(),
+            plain(&e)
+        )
     };
     let len = io::copy(&mut stream, &mut file).map_err(|e| {
         let what = if e.kind() == io::ErrorKind::StorageFull { "copy" } else { "read" };

@@ -77,7 +77,11 @@ pub(super) fn no_records(
             expected(format)
         )
     } else if let (Some(header), 1) = (&survey.header, content) {
-        format!("trace file \"{path}\" holds no records, only the column header {}; {}", quote(header), expected(format))
+        format!(
+            "trace file \"{path}\" holds no records, only the column header {}; {}",
+            quote(header),
+            expected(format)
+        )
     } else if let (Some(action), true) = (action, other_events > 0) {
         let other = if action == "D" { "Q" } else { "D" };
         let advice = if survey.other_action_records > 0 {
