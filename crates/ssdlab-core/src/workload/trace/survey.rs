@@ -122,3 +122,70 @@ pub(super) fn no_records(
     };
     OpenError::Option { field: "path", reason }
 }
+
+impl TraceReader {
+    /// The first lines that are neither blank nor comments (at most [`SNIFF_LINES`]), then back
+    /// to the start.
+    pub(super) fn first_lines(&mut self) -> Result<Vec<String>, OpenError> {
+        let mut lines = Vec::new();
+        while lines.len() < SNIFF_LINES && self.read_line()? {
+            let text = String::from_utf8_lossy(&self.buf);
+            let text = text.trim();
+            if !text.is_empty() && !text.starts_with('#') {
+                lines.push(text.to_string());
+            }
+        }
+        let read = self.line_number;
+        self.rewind()?;
+        self.line_number = read; // for a file of only comments, the lines it has
+        Ok(lines)
+    }
+
+    /// Reads up to the first record with a copy of the parser, then back to the start: a file
+    /// with no record, or whose lines up to it do not parse, is an error now rather than a run of
+    /// zero requests (or an error after preconditioning).
+    pub(super) fn survey(&mut self, first_lines: &[String]) -> Result<(), OpenError> {
+        let mut parser = self.parser.clone();
+        let action = match &self.parser {
+            Parser::Blkparse { action } => Some(*action),
+            _ => None,
+        };
+        // blkparse: the other action, to suggest it when the replayed one has no events.
+        let mut other = action.map(|a| Parser::Blkparse { action: if a == "D" { "Q" } else { "D" } });
+        self.line_number = 0;
+        let mut survey = Survey { bytes: self.file_bytes, ..Survey::default() };
+        while self.read_line()? {
+            let text = String::from_utf8_lossy(&self.buf);
+            let text = text.trim();
+            if text.is_empty() || text.starts_with('#') {
+                continue;
+            }
+            survey.content += 1;
+            let first = survey.content == 1;
+            match parser.parse(text, first) {
+                Ok(Parsed::Record(_)) => return self.rewind(),
+                Ok(Parsed::Meta) => survey.meta += 1,
+                Ok(Parsed::Header) => survey.header = Some(text.to_string()),
+                Ok(Parsed::OtherEvent) => {
+                    survey.other_events += 1;
+                    if let Some(Ok(Parsed::Record(_))) = other.as_mut().map(|p| p.parse(text, first)) {
+                        survey.other_action_records += 1;
+                    }
+                }
+                Ok(Parsed::Skip) => {
+                    survey.skipped += 1;
+                    survey.first_skipped.get_or_insert_with(|| (self.line_number, text.to_string()));
+                }
+                Err(reason) => {
+                    let mut e = self.parse_error(&reason);
+                    if let Some(hint) = looks_like(&self.path, self.format, first_lines) {
+                        e.reason = format!("{}; {hint}", e.reason);
+                    }
+                    return Err(OpenError::Trace(e));
+                }
+            }
+        }
+        survey.lines = self.line_number;
+        Err(no_records(&self.path, self.format, action, &survey, first_lines))
+    }
+}
