@@ -4,8 +4,10 @@ its filters, and bad trace options are one-line errors naming the flow's field."
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -140,3 +142,64 @@ def test_a_large_trace_streams_in_bounded_memory(tmp_path):
     assert peak - baseline < 16 << 10, (
         f"peak RSS {peak} KiB for a 64 MiB trace against {baseline} KiB for a small one"
     )
+
+
+def _feed_fifo(fifo: Path, data: bytes) -> threading.Thread:
+    """Makes `fifo` a named pipe and writes `data` into it from a thread once a reader opens it."""
+    os.mkfifo(fifo)
+
+    def write() -> None:
+        with fifo.open("wb") as f:
+            f.write(data)
+
+    thread = threading.Thread(target=write, daemon=True)
+    thread.start()
+    return thread
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are a POSIX feature")
+def test_cli_replays_a_trace_from_a_named_pipe_like_the_file(run_cli, write_config, tmp_path):
+    """A trace can be piped in: the FIFO is read once and copied, so format sniffing and the
+    default (steady) preconditioning, which scans the trace before the run, both see it."""
+    fifo = tmp_path / "trace.fifo"
+    writer = _feed_fifo(fifo, (FIXTURES / "msr.csv").read_bytes())
+    proc = run_cli("run", write_config(_trace_config(path=str(fifo))), "--out", tmp_path / "fifo")
+    writer.join(timeout=5)
+    assert proc.returncode == 0, proc.stderr
+    from_fifo = json.loads((tmp_path / "fifo" / "results.json").read_text())
+
+    proc = run_cli("run", write_config(_trace_config(path=str(FIXTURES / "msr.csv"))), "--out", tmp_path / "file")
+    assert proc.returncode == 0, proc.stderr
+    from_file = json.loads((tmp_path / "file" / "results.json").read_text())
+    assert from_fifo["flows"][0]["requests"] == from_file["flows"][0]["requests"] == 4
+    assert from_fifo["simulated_seconds"] == from_file["simulated_seconds"]
+
+
+@pytest.mark.skipif(not Path("/dev/stdin").exists(), reason="needs /dev/stdin")
+def test_cli_replays_a_trace_piped_to_dev_stdin(write_config, tmp_path):
+    config = write_config(_trace_config(path="/dev/stdin", format="tencent"))
+    proc = subprocess.run(
+        [sys.executable, "-m", "ssdlab", "run", str(config), "--out", str(tmp_path / "out")],
+        input=(FIXTURES / "tencent.csv").read_bytes(),
+        capture_output=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr.decode()
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert results["flows"][0]["requests"] == 4
+
+
+def test_cli_refuses_a_trace_without_records(run_cli, write_config, tmp_path):
+    trace = tmp_path / "trace.csv"
+    trace.write_text("# nothing\n\n# still nothing\n")
+    proc = run_cli("run", write_config(_trace_config(path=str(trace), format="msr")))
+    assert proc.returncode == 2, proc.stderr
+    assert f'flows[0].path: trace file "{trace}" holds no records (3 lines, all blank or comments)' in proc.stderr
+    assert "expected msr records like `128166372003061629,wdev,0,Read,8192,4096,1331`" in proc.stderr
+
+
+def test_a_byte_order_mark_before_a_csv_header_is_dropped(tmp_path):
+    trace = tmp_path / "bom.csv"
+    trace.write_bytes(b"\xef\xbb\xbf" + (FIXTURES / "msr.csv").read_bytes())
+    r = simulate(_trace_config(path=str(trace)))
+    assert (r.device.reads.count, r.device.writes.count) == (2, 2)

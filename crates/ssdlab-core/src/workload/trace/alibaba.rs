@@ -6,6 +6,9 @@
 use super::fields::{byte_range, read_or_write, split, uint};
 use super::{Op, Parsed, Record};
 
+/// A record, quoted in errors about files that hold none.
+pub(super) const EXAMPLE: &str = "419,W,8792731648,16384,1577808144360767";
+
 pub(super) const LAYOUT: &str =
     "5 comma-separated columns: device_id,opcode(R|W),offset(bytes),length(bytes),timestamp(microseconds)";
 
@@ -14,7 +17,7 @@ pub(super) const PS_PER_UNIT: u64 = 1_000_000;
 
 pub(super) fn parse(line: &str, first: bool) -> Result<Parsed<'_>, String> {
     if first && line.starts_with(|c: char| c.is_ascii_alphabetic()) {
-        return Ok(Parsed::Skip); // a column header
+        return Ok(Parsed::Header);
     }
     let (f, count) = split::<5>(line, ',');
     if count != 5 {

@@ -17,6 +17,9 @@
 use super::fields::{byte_range, split_whitespace, uint};
 use super::{Op, Parsed, Record};
 
+/// A record, quoted in errors about files that hold none.
+pub(super) const EXAMPLE: &str = "/dev/sdb write 4096 4096";
+
 pub(super) const LAYOUT: &str = "header `fio version 2 iolog` or `fio version 3 iolog`, then (v3: timestamp_us) filename action [offset_bytes length_bytes]";
 
 /// Times are microseconds.

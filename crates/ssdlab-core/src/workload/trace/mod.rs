@@ -6,7 +6,9 @@
 //!   filters keep). Records before `start` or from `end` on (trace time) are dropped; the file is
 //!   read in order, so the first record at or past `end` ends the flow. The first replayed
 //!   request arrives at simulated time 0 and the others keep their distance to it, multiplied by
-//!   `time_scale`. A record earlier than the one before is issued in file order (counted).
+//!   `time_scale`. A record earlier than one before it (the first record included) is issued in
+//!   file order, counted, and the warning names the first such line. A trace time beyond the
+//!   simulatable range ([`MAX_TRACE_TIME`], about 106.75 days) is an error at its line.
 //! - **Filters.** `device` keeps one device or volume (every format carries one), `ops` keeps
 //!   reads or writes. Trims and requests without data (flush, sync) are skipped and counted, so
 //!   are records of size zero.
@@ -15,7 +17,14 @@
 //!   and the number of wrapped requests is reported once, as a warning.
 //! - **Memory.** The file is read line by line through one reused buffer (lines of at most
 //!   64 KiB); parsing borrows from it, so memory does not grow with the trace and reading a record
-//!   allocates nothing.
+//!   allocates nothing. A stream (pipe, FIFO, `/dev/stdin`) is copied once to a temporary file
+//!   ([`source`]), since a trace is read more than once.
+//! - **Opening.** A UTF-8 byte order mark before the first line is dropped. The file is read up to
+//!   its first record as it is opened ([`survey`]): a trace that holds none is an error that says
+//!   what it holds, and a first line the format cannot read names the format it looks like.
+//! - **Lines passed over.** blkparse's lines that are not events and its events of the other
+//!   actions are counted and reported as warnings with the first line; in every format a line
+//!   that looks like a record but does not parse is an error naming the file and line.
 //!
 //! The format is named in the flow (`format = "msr"`) or sniffed from the first lines
 //! (`"auto"`, the default). docs/traces.md describes every format with its units.
@@ -26,22 +35,34 @@ mod fields;
 mod fio;
 mod mqsim;
 mod msr;
+mod options;
 mod sniff;
+mod source;
 mod spc;
+mod survey;
 mod tencent;
 
-use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 
+pub use options::TraceOptions;
+use source::Source;
+use survey::Survey;
+
 use super::{RequestSpec, TraceError};
-use crate::config::{BlkparseEvent, FlowConfig, TraceDevice, TraceFormat, TraceOps};
+use crate::config::{BlkparseEvent, TraceFormat, TraceOps};
 use crate::time::SimTime;
 
 /// Longest line a trace may have; a longer one is reported (it is likely not a text trace).
 const MAX_LINE_BYTES: usize = 64 * 1024;
 /// Lines read to sniff the format.
 const SNIFF_LINES: usize = 20;
+/// The latest trace time a request may arrive at: 2^63 ps, about 106.75 days (the limit of
+/// config durations too, `time::parse_duration_ps`), so that simulated times keep headroom below
+/// `SimTime::MAX`.
+pub const MAX_TRACE_TIME: SimTime = SimTime::MAX / 2;
+/// The UTF-8 byte order mark some Windows tools write before the first line.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 impl TraceFormat {
     /// Every format a reader exists for (all but `Auto`), in the order the docs list them.
@@ -92,10 +113,15 @@ impl TraceFormat {
 pub(super) enum Parsed<'a> {
     /// A request (or a trim or flush) at `time`.
     Record(Record<'a>),
-    /// A line that belongs to the format but carries no request (a blkparse event of another
-    /// action, a fio header or file action). It counts as evidence when sniffing.
+    /// A line that belongs to the format but carries no request (a fio header, file action or
+    /// wait). It counts as evidence when sniffing.
     Meta,
-    /// A line to pass over (a column header, a blkparse summary).
+    /// A CSV format's column header (its first line, when it starts with a letter).
+    Header,
+    /// A blkparse event of an action that is not replayed: evidence when sniffing, counted when
+    /// replaying.
+    OtherEvent,
+    /// A line that is not a record, passed over and counted (blkparse's summaries).
     Skip,
 }
 
@@ -183,60 +209,6 @@ impl Parser {
     }
 }
 
-/// What a reader keeps of a trace and how it times it: the trace fields of a flow.
-#[derive(Clone, Debug)]
-pub struct TraceOptions {
-    /// `Auto` sniffs the format from the first lines.
-    pub format: TraceFormat,
-    /// Keep only this device or volume (compared as text, or as a number when both are numbers).
-    pub device: Option<String>,
-    /// Keep records from this trace time on (picoseconds after the first record).
-    pub start: SimTime,
-    /// Stop at the first record at or past this trace time.
-    pub end: Option<SimTime>,
-    pub ops: TraceOps,
-    /// Multiplies the distances between arrivals (0.5 replays twice as fast).
-    pub time_scale: f64,
-    /// Formats without timestamps: the time between consecutive requests.
-    pub arrival_gap: Option<SimTime>,
-    /// blkparse: which action is replayed.
-    pub blkparse_event: Option<BlkparseEvent>,
-}
-
-impl Default for TraceOptions {
-    fn default() -> Self {
-        Self {
-            format: TraceFormat::Auto,
-            device: None,
-            start: 0,
-            end: None,
-            ops: TraceOps::All,
-            time_scale: 1.0,
-            arrival_gap: None,
-            blkparse_event: None,
-        }
-    }
-}
-
-impl TraceOptions {
-    /// The options a (validated) trace flow asks for.
-    pub fn from_flow(flow: &FlowConfig) -> Self {
-        Self {
-            format: flow.format.unwrap_or(TraceFormat::Auto),
-            device: flow.device.as_ref().map(|d| match d {
-                TraceDevice::Number(n) => n.to_string(),
-                TraceDevice::Name(s) => s.clone(),
-            }),
-            start: flow.start.as_ref().map_or(0, |d| d.value),
-            end: flow.end.as_ref().map(|d| d.value),
-            ops: flow.ops.unwrap_or(TraceOps::All),
-            time_scale: flow.time_scale.unwrap_or(1.0),
-            arrival_gap: flow.arrival_gap.as_ref().map(|d| d.value),
-            blkparse_event: flow.blkparse_event,
-        }
-    }
-}
-
 /// Why a trace could not be opened.
 #[derive(Debug, thiserror::Error)]
 pub enum OpenError {
@@ -258,6 +230,23 @@ pub struct SkipCounts {
     pub flushes: u64,
     /// Reads and writes of zero bytes.
     pub zero_size: u64,
+    /// Lines that are not records, passed over (blkparse's summaries).
+    pub lines: u64,
+    /// blkparse events of the action that is not replayed.
+    pub other_events: u64,
+}
+
+/// Where each kind of line that warns was first seen (line numbers; 0 = none yet). Read once at
+/// the end, so boxed out of the reader.
+#[derive(Clone, Debug, Default)]
+struct FirstLines {
+    skipped: u64,
+    other_event: u64,
+    reordered: u64,
+    /// Records read but not replayed because of `ops` or `start` (for the warning when a flow
+    /// replays nothing).
+    filtered_ops: u64,
+    before_start: u64,
 }
 
 /// A device filter, compared without allocating: as text, or as numbers when both are numbers
@@ -302,10 +291,11 @@ impl DeviceFilter {
 ///
 /// `logical_sectors` is the space the flow addresses (its domain when `ftl.address_domains =
 /// "per-flow"`); the addresses returned are relative to it, after wrapping. Each reader is
-/// independent: scanning opens its own and leaves the run's untouched.
+/// independent: scanning opens its own and leaves the run's untouched (a stream it shares with
+/// the run is read from one copy, see [`source`]).
 pub struct TraceReader {
     path: String,
-    reader: BufReader<File>,
+    reader: BufReader<Source>,
     buf: Vec<u8>,
     line_number: u64,
     /// Lines that were neither blank nor comments.
@@ -317,6 +307,7 @@ pub struct TraceReader {
     /// sit in the simulator's flow table beside the synthetic generators.
     options: Box<TraceOptions>,
     device: Option<Box<DeviceFilter>>,
+    first: Box<FirstLines>,
     logical_sectors: u64,
     /// The first record's time (format units).
     origin: Option<u64>,
@@ -331,7 +322,7 @@ pub struct TraceReader {
     pub bytes_read: u64,
     /// Requests whose addresses wrapped around the logical space.
     pub wrapped: u64,
-    /// Records earlier than the record before them (issued in file order).
+    /// Records earlier than a record before them (issued in file order).
     pub reordered: u64,
     /// Requests returned so far.
     pub requests: u64,
@@ -339,44 +330,28 @@ pub struct TraceReader {
 }
 
 impl TraceReader {
-    /// Opens a trace; with `format = Auto`, reads its first lines to tell the format. Errors name
-    /// the option at fault (see [`OpenError`]).
+    /// Opens a trace; with `format = Auto`, reads its first lines to tell the format. Reads the
+    /// file up to its first record, so a trace without records, or whose first lines are not in
+    /// its format, is an error here. Errors name the option at fault (see [`OpenError`]).
     pub fn open(path: &Path, options: &TraceOptions, logical_sectors: u64) -> Result<Self, OpenError> {
-        let display = path.display().to_string();
-        let io_error = |e: std::io::Error| OpenError::Option {
-            field: "path",
-            reason: format!("cannot open trace file \"{display}\": {e}"),
-        };
-        let mut file = File::open(path).map_err(io_error)?;
-        let file_bytes = file.metadata().map_err(io_error)?.len();
-        let format = match options.format {
-            TraceFormat::Auto => {
-                let format = sniff::sniff(&display, BufReader::new(&mut file))?;
-                file.seek(SeekFrom::Start(0)).map_err(io_error)?;
-                format
-            }
-            given => given,
-        };
-        if options.blkparse_event.is_some() && format != TraceFormat::Blkparse {
-            return Err(OpenError::Option {
-                field: "blkparse_event",
-                reason: format!("only applies to blkparse traces; \"{display}\" is read as {}", format.name()),
-            });
-        }
-        let parser = Parser::new(format, options.blkparse_event.unwrap_or(BlkparseEvent::Dispatch));
+        options.check()?;
+        let (source, file_bytes) = Source::open(path).map_err(|reason| OpenError::Option { field: "path", reason })?;
+        let event = options.blkparse_event.unwrap_or(BlkparseEvent::Dispatch);
+        let parser = Parser::new(options.format, event);
         let mut reader = Self {
-            path: display,
-            reader: BufReader::with_capacity(1 << 16, file),
+            path: path.display().to_string(),
+            reader: BufReader::with_capacity(1 << 16, source),
             buf: Vec::with_capacity(256),
             line_number: 0,
             content_lines: 0,
-            format,
+            format: options.format,
             ps_per_unit: parser.ps_per_unit(),
             parser,
             options: Box::new(options.clone()),
             device: options.device.as_ref().map(|d| {
                 Box::new(DeviceFilter { text: d.clone(), number: d.parse().ok(), matched: false, seen: Vec::new() })
             }),
+            first: Box::default(),
             logical_sectors,
             origin: None,
             replay_origin: None,
@@ -390,6 +365,37 @@ impl TraceReader {
             requests: 0,
             skipped: SkipCounts::default(),
         };
+        let first_lines = reader.first_lines()?;
+        let format = match options.format {
+            // Nothing, or a lone CSV column header (which every CSV format would pass over).
+            TraceFormat::Auto
+                if first_lines.len() <= 1
+                    && first_lines
+                        .iter()
+                        .all(|l| l.contains(',') && matches!(Parser::Msr.parse(l, true), Ok(Parsed::Header))) =>
+            {
+                let survey = Survey {
+                    bytes: file_bytes,
+                    lines: reader.line_number,
+                    content: first_lines.len() as u64,
+                    header: first_lines.first().cloned(),
+                    ..Survey::default()
+                };
+                return Err(survey::no_records(&reader.path, TraceFormat::Auto, None, &survey, &first_lines));
+            }
+            TraceFormat::Auto => sniff::detect(&reader.path, &first_lines)?,
+            given => given,
+        };
+        reader.format = format;
+        reader.parser = Parser::new(format, event);
+        reader.ps_per_unit = reader.parser.ps_per_unit();
+        if options.blkparse_event.is_some() && format != TraceFormat::Blkparse {
+            return Err(OpenError::Option {
+                field: "blkparse_event",
+                reason: format!("only applies to blkparse traces; \"{}\" is read as {}", reader.path, format.name()),
+            });
+        }
+        reader.survey(&first_lines)?;
         if format == TraceFormat::Fio {
             reader.read_fio_header()?;
             if reader.parser.is_timed() && options.arrival_gap.is_some() {
@@ -423,15 +429,35 @@ impl TraceReader {
         TraceError { file: self.path.clone(), line: self.line_number, reason }
     }
 
-    /// Reads the next line into `buf`; false at the end of the file.
+    /// A line the format cannot read: the reason, the layout, the format.
+    fn parse_error(&self, reason: &str) -> TraceError {
+        let (name, layout) = (self.format.name(), self.format.layout());
+        self.error(format!("{reason}; expected {layout} ({name} format)"))
+    }
+
+    /// Back to the start of the file, as if just opened.
+    fn rewind(&mut self) -> Result<(), OpenError> {
+        self.reader.seek(SeekFrom::Start(0)).map_err(|e| OpenError::Option {
+            field: "path",
+            reason: format!("cannot read trace file \"{}\" again from its start: {}", self.path, source::plain(&e)),
+        })?;
+        (self.line_number, self.content_lines, self.bytes_read) = (0, 0, 0);
+        Ok(())
+    }
+
+    /// Reads the next line into `buf`; false at the end of the file. A byte order mark before the
+    /// first line is dropped.
     fn read_line(&mut self) -> Result<bool, TraceError> {
         self.buf.clear();
         let n = (&mut self.reader)
             .take(MAX_LINE_BYTES as u64 + 1)
             .read_until(b'\n', &mut self.buf)
-            .map_err(|e| self.error(format!("cannot read: {e}")))?;
+            .map_err(|e| self.error(format!("cannot read the trace file: {}", source::plain(&e))))?;
         if n == 0 {
             return Ok(false);
+        }
+        if self.bytes_read == 0 && self.buf.starts_with(BOM) {
+            self.buf.drain(..BOM.len());
         }
         self.bytes_read += n as u64;
         self.line_number += 1;
@@ -480,7 +506,21 @@ impl TraceReader {
             self.content_lines += 1;
             let record = match self.parser.parse(text, self.content_lines == 1) {
                 Ok(Parsed::Record(record)) => record,
-                Ok(Parsed::Meta | Parsed::Skip) => continue,
+                Ok(Parsed::Meta | Parsed::Header) => continue,
+                Ok(Parsed::OtherEvent) => {
+                    self.skipped.other_events += 1;
+                    if self.first.other_event == 0 {
+                        self.first.other_event = self.line_number;
+                    }
+                    continue;
+                }
+                Ok(Parsed::Skip) => {
+                    self.skipped.lines += 1;
+                    if self.first.skipped == 0 {
+                        self.first.skipped = self.line_number;
+                    }
+                    continue;
+                }
                 Err(reason) => {
                     let (name, layout) = (self.format.name(), self.format.layout());
                     return Err(TraceError {
@@ -492,8 +532,10 @@ impl TraceReader {
             };
             let device_ok = self.device.as_mut().is_none_or(|filter| filter.matches(record.device));
             let Record { time, op, start_sector, sectors, .. } = record;
-            // Trace time of this record.
+            // Trace time of this record. One earlier than the first record is at trace time 0
+            // and, if replayed, is counted as out of order.
             let origin = *self.origin.get_or_insert(time);
+            let early = time < origin;
             let units = time.saturating_sub(origin) as u128 * self.ps_per_unit as u128;
             let gap = if self.parser.is_timed() {
                 0
@@ -501,12 +543,20 @@ impl TraceReader {
                 self.records as u128 * self.options.arrival_gap.unwrap_or(0) as u128
             };
             self.records += 1;
-            let trace_time = (units + gap).min(SimTime::MAX as u128 / 2) as SimTime;
-            if self.options.end.is_some_and(|end| trace_time >= end) {
+            let trace_time = units + gap;
+            if self.options.end.is_some_and(|end| trace_time >= end as u128) {
                 self.done = true;
                 break;
             }
-            if !device_ok || trace_time < self.options.start {
+            if trace_time > MAX_TRACE_TIME as u128 {
+                return Err(self.time_error(time, origin, trace_time));
+            }
+            let trace_time = trace_time as SimTime;
+            if !device_ok {
+                continue;
+            }
+            if trace_time < self.options.start {
+                self.first.before_start += 1;
                 continue;
             }
             let is_read = match op {
@@ -527,36 +577,69 @@ impl TraceReader {
                 TraceOps::Write => !is_read,
             };
             if !wanted {
+                self.first.filtered_ops += 1;
                 continue;
             }
             if sectors == 0 {
                 self.skipped.zero_size += 1;
                 continue;
             }
-            return self.request(trace_time, is_read, start_sector, sectors).map(Some);
+            return self.request(trace_time, early, is_read, start_sector, sectors).map(Some);
         }
         self.check_device_matched()?;
         Ok(None)
+    }
+
+    /// A record beyond the simulatable range: what its time is and the largest one accepted.
+    fn time_error(&self, time: u64, origin: u64, trace_time: u128) -> TraceError {
+        let days = |ps: u128| ps as f64 / (86_400.0 * crate::time::PS_PER_S as f64);
+        let limit = format!("{MAX_TRACE_TIME} ps, about {:.2} days", days(MAX_TRACE_TIME as u128));
+        let reason = if self.parser.is_timed() {
+            let largest = origin.saturating_add(MAX_TRACE_TIME / self.ps_per_unit);
+            format!(
+                "timestamp {time} is {:.2} days after the trace's first record ({origin}); a trace can span at most {limit}: the largest timestamp accepted in this file is {largest}",
+                days(trace_time)
+            )
+        } else {
+            format!(
+                "this request comes {:.2} days after the first (its waits plus arrival_gap for each request before it); a trace can span at most {limit}",
+                days(trace_time)
+            )
+        };
+        self.error(reason)
     }
 
     /// Times and places a record that passed the filters.
     fn request(
         &mut self,
         trace_time: SimTime,
+        early: bool,
         is_read: bool,
         start: u64,
         sectors: u64,
     ) -> Result<RequestSpec, TraceError> {
         let first = *self.replay_origin.get_or_insert(trace_time);
         let since_first = trace_time.saturating_sub(first);
-        let mut arrival = if self.options.time_scale == 1.0 {
+        let scale = self.options.time_scale;
+        let mut arrival = if scale == 1.0 {
             since_first
         } else {
-            (since_first as f64 * self.options.time_scale).round() as SimTime
+            let scaled = (since_first as f64 * scale).round();
+            if scaled > MAX_TRACE_TIME as f64 {
+                return Err(self.error(format!(
+                    "time_scale = {} puts this record {:.3e} s after the first replayed one, past the {MAX_TRACE_TIME} ps (about 106.75 days) a run can simulate; lower time_scale or set end",
+                    options::number(scale),
+                    scaled / crate::time::PS_PER_S as f64
+                )));
+            }
+            scaled as SimTime
         };
-        if arrival < self.last_arrival {
+        if early || arrival < self.last_arrival {
             self.reordered += 1;
-            arrival = self.last_arrival;
+            if self.first.reordered == 0 {
+                self.first.reordered = self.line_number;
+            }
+            arrival = arrival.max(self.last_arrival);
         }
         self.last_arrival = arrival;
         let sectors = sectors.min(self.logical_sectors);
@@ -595,6 +678,7 @@ impl TraceReader {
     /// Warnings about what was changed or left out, one per kind, prefixed with the flow's name.
     pub fn warnings(&self, flow: &str) -> Vec<String> {
         let mut out = Vec::new();
+        let path = &self.path;
         if self.wrapped > 0 {
             out.push(format!(
                 "flow {flow}: {} requests addressed sectors beyond the {} sectors the flow addresses and were wrapped modulo that capacity",
@@ -603,11 +687,11 @@ impl TraceReader {
         }
         if self.reordered > 0 {
             out.push(format!(
-                "flow {flow}: {} trace records had an arrival time earlier than the record before; they were issued in file order",
-                self.reordered
+                "flow {flow}: {} trace records had an arrival time earlier than a record before them (the first at {path}:{}); they were issued in file order",
+                self.reordered, self.first.reordered
             ));
         }
-        let SkipCounts { trims, flushes, zero_size } = self.skipped;
+        let SkipCounts { trims, flushes, zero_size, lines, other_events } = self.skipped;
         if trims > 0 {
             out.push(format!("flow {flow}: {trims} trim (discard) records were skipped; the model has no trim"));
         }
@@ -616,6 +700,29 @@ impl TraceReader {
         }
         if zero_size > 0 {
             out.push(format!("flow {flow}: {zero_size} records of size zero were skipped"));
+        }
+        if lines > 0 {
+            out.push(format!(
+                "flow {flow}: {lines} lines of {path} are not blkparse events (summaries or other text) and were skipped; the first is line {}",
+                self.first.skipped
+            ));
+        }
+        if other_events > 0 {
+            let action = match &self.parser {
+                Parser::Blkparse { action } => *action,
+                _ => "?",
+            };
+            out.push(format!(
+                "flow {flow}: {other_events} blkparse events of actions other than {action} were skipped (only {action} events are replayed, blkparse_event); the first is {path}:{}",
+                self.first.other_event
+            ));
+        }
+        if self.requests == 0 && self.records > 0 {
+            let FirstLines { filtered_ops, before_start, .. } = *self.first;
+            out.push(format!(
+                "flow {flow}: none of the {} records of {path} was replayed ({filtered_ops} left out by ops, {before_start} before start, the others skipped as counted above or past end)",
+                self.records
+            ));
         }
         out
     }
@@ -632,91 +739,4 @@ impl Iterator for TraceReader {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::sniff::choose;
-    use super::*;
-    use crate::time::PS_PER_NS;
-    use std::io::Write;
-    use std::path::PathBuf;
-
-    struct TempTrace(PathBuf);
-
-    impl TempTrace {
-        fn new(text: &str) -> Self {
-            static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-            let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let path = std::env::temp_dir().join(format!("ssdlab-trace-{}-{n}.trace", std::process::id()));
-            File::create(&path).unwrap().write_all(text.as_bytes()).unwrap();
-            Self(path)
-        }
-    }
-
-    impl Drop for TempTrace {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_file(&self.0);
-        }
-    }
-
-    fn mqsim(text: &str) -> (TempTrace, TraceReader) {
-        let file = TempTrace::new(text);
-        let options = TraceOptions { format: TraceFormat::Mqsim, ..TraceOptions::default() };
-        let reader = TraceReader::open(&file.0, &options, 1 << 20).unwrap();
-        (file, reader)
-    }
-
-    #[test]
-    fn reads_records_relative_to_the_first() {
-        let (_f, mut r) = mqsim("1000 0 16 8 1\n\n# note\n3000 1 32 16 0\n");
-        let a = r.next_request().unwrap().unwrap();
-        assert_eq!(a, RequestSpec { arrival: 0, is_read: true, start_sector: 16, sectors: 8 });
-        let b = r.next_request().unwrap().unwrap();
-        assert_eq!(b, RequestSpec { arrival: 2000 * PS_PER_NS, is_read: false, start_sector: 32, sectors: 16 });
-        assert!(r.next_request().unwrap().is_none());
-    }
-
-    #[test]
-    fn four_columns_is_an_error_naming_the_line() {
-        let (_f, mut r) = mqsim("1000 0 16 8 1\n2000 0 16 8\n");
-        r.next_request().unwrap();
-        let e = r.next_request().unwrap_err();
-        assert_eq!(e.line, 2);
-        assert!(e.reason.starts_with("found 4 columns; expected 5 columns separated by spaces"), "{}", e.reason);
-        assert!(e.reason.ends_with("(mqsim format)"), "{}", e.reason);
-    }
-
-    #[test]
-    fn bad_type_and_column_are_errors_and_zero_size_is_skipped() {
-        let (_f, mut r) = mqsim("1000 0 16 8 2\n");
-        assert!(r.next_request().unwrap_err().reason.contains("type must be 0"));
-        let (_f, mut r) = mqsim("10x0 0 16 8 1\n");
-        assert!(r.next_request().unwrap_err().reason.contains("column 1"));
-        let (_f, mut r) = mqsim("1000 0 16 0 1\n2000 0 16 8 1\n");
-        // The first replayed request arrives at 0, whatever was skipped before it.
-        assert_eq!(r.next_request().unwrap().unwrap().arrival, 0);
-        assert_eq!(r.skipped.zero_size, 1);
-        assert!(r.warnings("t")[0].contains("1 records of size zero"));
-    }
-
-    #[test]
-    fn addresses_beyond_the_device_wrap() {
-        let (_f, mut r) = mqsim(&format!("0 0 {} 8 1\n", (1u64 << 20) + 40));
-        assert_eq!(r.next_request().unwrap().unwrap().start_sector, 40);
-        assert_eq!(r.wrapped, 1);
-    }
-
-    #[test]
-    fn several_fitting_formats_are_an_error_listing_them() {
-        let e = choose("t.csv", &[TraceFormat::Msr, TraceFormat::Spc], &[]).unwrap_err();
-        assert!(e
-            .to_string()
-            .starts_with("format: the first lines of trace file \"t.csv\" fit several formats (msr, spc)"));
-    }
-
-    #[test]
-    fn every_format_has_a_distinct_name() {
-        let mut names: Vec<_> = TraceFormat::READERS.iter().map(|f| f.name()).collect();
-        names.sort();
-        names.dedup();
-        assert_eq!(names.len(), TraceFormat::READERS.len());
-    }
-}
+mod tests;

@@ -6,6 +6,9 @@
 use super::fields::{split_whitespace, uint};
 use super::{Op, Parsed, Record};
 
+/// A record, quoted in errors about files that hold none.
+pub(super) const EXAMPLE: &str = "938513000 4 264719034 16 0";
+
 pub(super) const LAYOUT: &str =
     "5 columns separated by spaces: arrival_time_ns device_number start_sector size_in_sectors type(0 = write, 1 = read)";
 

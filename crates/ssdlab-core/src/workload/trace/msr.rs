@@ -7,6 +7,9 @@
 use super::fields::{byte_range, read_or_write, split, uint};
 use super::{Op, Parsed, Record};
 
+/// A record, quoted in errors about files that hold none.
+pub(super) const EXAMPLE: &str = "128166372003061629,wdev,0,Read,8192,4096,1331";
+
 pub(super) const LAYOUT: &str = "7 comma-separated columns: Timestamp(Windows filetime, 100 ns ticks),Hostname,DiskNumber,Type(Read|Write),Offset(bytes),Size(bytes),ResponseTime";
 
 /// Times are 100 ns ticks.
@@ -14,7 +17,7 @@ pub(super) const PS_PER_UNIT: u64 = 100_000;
 
 pub(super) fn parse(line: &str, first: bool) -> Result<Parsed<'_>, String> {
     if first && line.starts_with(|c: char| c.is_ascii_alphabetic()) {
-        return Ok(Parsed::Skip); // a column header
+        return Ok(Parsed::Header);
     }
     let (f, count) = split::<7>(line, ',');
     if count != 7 {

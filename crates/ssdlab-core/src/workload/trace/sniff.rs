@@ -2,26 +2,10 @@
 
 use super::*;
 
-/// Tells the format of a trace from its first lines: the format whose parser accepts all of them
-/// and finds a request or a line of its own among them. fio's header decides alone.
-pub(super) fn sniff(path: &str, reader: impl BufRead) -> Result<TraceFormat, OpenError> {
-    let mut lines: Vec<String> = Vec::new();
-    let mut reader = reader.take((SNIFF_LINES * (MAX_LINE_BYTES + 1)) as u64);
-    let mut buf = Vec::new();
-    while lines.len() < SNIFF_LINES {
-        buf.clear();
-        let n = (&mut reader).take(MAX_LINE_BYTES as u64).read_until(b'\n', &mut buf).map_err(|e| {
-            OpenError::Option { field: "path", reason: format!("cannot read trace file \"{path}\": {e}") }
-        })?;
-        if n == 0 {
-            break;
-        }
-        let text = String::from_utf8_lossy(&buf);
-        let text = text.trim();
-        if !text.is_empty() && !text.starts_with('#') {
-            lines.push(text.to_string());
-        }
-    }
+/// Tells the format of a trace from its first lines that are not blank or comments (at most
+/// [`SNIFF_LINES`]): the format whose parser accepts all of them and finds a request or a line
+/// of its own among them. fio's header decides alone.
+pub(super) fn detect(path: &str, lines: &[String]) -> Result<TraceFormat, OpenError> {
     let unknown = |reason: String| OpenError::Option { field: "format", reason };
     let Some(first) = lines.first() else {
         return Err(unknown(format!(
@@ -51,8 +35,8 @@ pub(super) fn sniff(path: &str, reader: impl BufRead) -> Result<TraceFormat, Ope
         let mut rejected = None;
         for (i, line) in lines.iter().enumerate() {
             match parser.parse(line, i == 0) {
-                Ok(Parsed::Record(_) | Parsed::Meta) => evidence = true,
-                Ok(Parsed::Skip) => {}
+                Ok(Parsed::Record(_) | Parsed::Meta | Parsed::OtherEvent) => evidence = true,
+                Ok(Parsed::Header | Parsed::Skip) => {}
                 Err(reason) => {
                     rejected = Some(format!("{} (line {}: {reason})", format.name(), i + 1));
                     break;

@@ -7,6 +7,9 @@ use super::fields::{read_or_write, seconds_as_ns, split, uint};
 use super::{Op, Parsed, Record};
 use crate::flash::SECTOR_BYTES;
 
+/// A record, quoted in errors about files that hold none.
+pub(super) const EXAMPLE: &str = "0,303567,3584,w,0.000000";
+
 pub(super) const LAYOUT: &str =
     "at least 5 comma-separated columns: ASU,LBA(512 B blocks),Size(bytes),Opcode(r|w),Timestamp(seconds)[,...]";
 
@@ -15,7 +18,7 @@ pub(super) const PS_PER_UNIT: u64 = 1_000;
 
 pub(super) fn parse(line: &str, first: bool) -> Result<Parsed<'_>, String> {
     if first && line.starts_with(|c: char| c.is_ascii_alphabetic()) {
-        return Ok(Parsed::Skip); // a column header
+        return Ok(Parsed::Header);
     }
     let (f, count) = split::<5>(line, ',');
     if count < 5 {

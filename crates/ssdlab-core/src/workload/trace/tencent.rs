@@ -6,6 +6,9 @@
 use super::fields::{split, uint};
 use super::{Op, Parsed, Record};
 
+/// A record, quoted in errors about files that hold none.
+pub(super) const EXAMPLE: &str = "1538323200,2289302,8,1,1283";
+
 pub(super) const LAYOUT: &str = "5 comma-separated columns: Timestamp(seconds),Offset(512 B sectors),Size(512 B sectors),IOType(0 = read, 1 = write),VolumeID";
 
 /// Times are seconds.
@@ -13,7 +16,7 @@ pub(super) const PS_PER_UNIT: u64 = 1_000_000_000_000;
 
 pub(super) fn parse(line: &str, first: bool) -> Result<Parsed<'_>, String> {
     if first && line.starts_with(|c: char| c.is_ascii_alphabetic()) {
-        return Ok(Parsed::Skip); // a column header
+        return Ok(Parsed::Header);
     }
     let (f, count) = split::<5>(line, ',');
     if count != 5 {
