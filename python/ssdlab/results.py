@@ -49,11 +49,14 @@ def _not_a_result(file: Path, data: bytes, error: ValueError) -> str:
     if not data.strip():
         return f"{file} is empty ({len(data)} bytes), not an ssdlab result: {rerun}"
     try:
-        document = json.loads(data)
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         return f"{file} is not an ssdlab result (not UTF-8 text): {rerun}"
+    try:
+        document = json.loads(text)
     except json.JSONDecodeError as e:
-        if e.pos >= len(data.rstrip()):  # the text stops where more was expected
+        # Cut short: the text stops where more was expected, or inside a string.
+        if e.pos >= len(text.rstrip()) or e.msg.startswith("Unterminated string"):
             return (
                 f"{file} is not a complete ssdlab result (truncated at byte {len(data)}?): {rerun}"
             )
