@@ -72,8 +72,9 @@ def test_a_full_disk_leaves_no_truncated_results_json(tmp_path):
     config = _config(tmp_path)
     proc = _cli("run", config, "--out", tmp_path / "out", cwd=tmp_path, fault="full-disk")
     line = _one_line_error(proc)
-    assert f"cannot write {Path('out') / 'results.json'}" in line or "results.json" in line
-    assert "no space left on the device" in line
+    target = tmp_path / "out" / "results.json"
+    assert line == f"error: cannot write {target}: no space left on the device"
+    assert "device" in proc.stdout and "wrote" not in proc.stdout, "the numbers, on screen"
     assert _files(tmp_path / "out") == [], "neither a truncated results.json nor a temporary file"
 
 

@@ -255,18 +255,22 @@ def _simulate(
 
 def _save_and_show(results: Results, out_dir: Path, report: bool = False) -> None:
     target = out_dir / "results.json"
+    failure = None
     try:
         # results.json, and requests.parquet with run.request_records; each written to a
         # temporary name, synced and renamed, so a full disk leaves no truncated file.
         results.save(out_dir)
     except OSError as e:
-        _fail(f"cannot write {target}: {_outputs.reason(e)}")
+        failure = f"cannot write {target}: {_outputs.reason(e)}"
 
+    # The numbers on screen even when the file could not be written.
     _print_summary(results)
     if results.fairness is not None:
         _print_fairness(results.fairness)
     for warning in results.warnings:
         stdout.print(f"[yellow]warning:[/] {escape(warning)}")
+    if failure is not None:
+        _fail(failure)
     stdout.print(f"wrote {escape(str(target))}")
     if report:
         _write_report(out_dir, [])
@@ -554,7 +558,11 @@ def main() -> None:
     # SIGTERM (a job scheduler, `timeout`, `kill`) unwinds like Ctrl-C: sweep workers are
     # stopped and temporary files removed, instead of dying mid-write with workers left behind.
     signal.signal(signal.SIGTERM, _on_sigterm)
-    app()
+    try:
+        app()
+    except Terminated:  # a command without its own cleanup (report, import-mqsim)
+        print("error: terminated (SIGTERM)", file=sys.stderr)
+        sys.exit(EXIT_TERMINATED)
 
 
 if __name__ == "__main__":
