@@ -7,17 +7,19 @@ MQSim's ssdconfig.xml and workload.xml (one :class:`Scenario` per IO_Scenario).
 
 from ssdlab._core import ConfigError, TraceError
 from ssdlab._core import version as _core_version
-from ssdlab.api import simulate
+from ssdlab.api import DataIntegrityError, simulate
 from ssdlab.config import apply_overrides, dump_toml, load_config
 from ssdlab.mqsim import Scenario, import_mqsim
-from ssdlab.results import Fairness, Results
+from ssdlab.results import Fairness, Results, ResultsFileError
 
 __version__ = _core_version()
 
 __all__ = [
     "ConfigError",
+    "DataIntegrityError",
     "Fairness",
     "Results",
+    "ResultsFileError",
     "Scenario",
     "TraceError",
     "__version__",

@@ -21,6 +21,40 @@ from ssdlab.results import Fairness, FlowResults, Results
 STEP_EVENTS = 200_000
 
 
+class DataIntegrityError(RuntimeError):
+    """A run with ``data.emulate`` read back data that was not what the host last wrote.
+
+    As fio's verify fails a job, a data mismatch fails the run: the numbers of a device that
+    loses data are not worth having. ``.results`` holds the whole run anyway (its
+    ``data.first_mismatch`` says where, what was expected and what was read), so nothing is
+    lost; ``ssdlab run`` still writes results.json and then exits with status 3.
+    """
+
+    def __init__(self, message: str, results: Results) -> None:
+        super().__init__(message)
+        self.results = results
+
+
+def data_integrity_message(results: Results) -> str | None:
+    """The error of a run whose reads found data mismatches, or None when there were none (or
+    the run did not emulate data)."""
+    data = results.data
+    if data is None or data.mismatched_sectors == 0:
+        return None
+    message = (
+        f"data integrity: {data.mismatched_sectors:,} read sector(s) did not hold what the "
+        f"host last wrote"
+    )
+    m = data.first_mismatch
+    if m is not None:
+        where = f"{m.source}, ppa {m.ppa}" if m.ppa is not None else m.source
+        message += (
+            f"; first: LBA {m.lba} read by flow {m.flow} at {m.at_seconds:.6f} s from {where}: "
+            f"expected {m.expected}, read {m.found}"
+        )
+    return message
+
+
 def simulate(
     config: str | os.PathLike[str] | Mapping[str, Any] | Scenario,
     *,
@@ -44,6 +78,10 @@ def simulate(
     With `alone=True` each flow also runs alone on the same device (same config and seed, only
     that flow) and ``results.fairness`` holds every flow's slowdown, the fairness index and the
     weighted speedup. A single flow is its own alone run: slowdown 1.
+
+    With ``data.emulate`` a read that does not return what the host last wrote fails the run:
+    :class:`DataIntegrityError` (a RuntimeError) is raised once the run is over, and its
+    ``.results`` hold everything measured, ``data.first_mismatch`` included.
 
     With ``run.request_records`` set, the core writes the per-request records into
     `records_dir` (``requests.bin``; default: a temporary folder that lives as long as the
@@ -75,6 +113,9 @@ def simulate(
     else:
         results = _run(document, folder, source, progress, records)
     results.warnings.extend(extra_warnings)
+    mismatch = data_integrity_message(results)
+    if mismatch is not None:
+        raise DataIntegrityError(f"{source}: {mismatch}" if source else mismatch, results)
     return results
 
 
@@ -154,7 +195,11 @@ def _run_with_alone(
             # The same requests as in the shared run: the flow keeps its random stream.
             solo["flows"][0].setdefault("seed", shared.flows[i].seed)
             label = f"{source}, {name} alone" if source else f"{name} alone"
-            alone_rt[name] = mean_response_time_us(_run(solo, folder, label, part(i + 1)).flows[0])
+            solo_results = _run(solo, folder, label, part(i + 1))
+            mismatch = data_integrity_message(solo_results)
+            if mismatch is not None:  # the alone run lost data: as bad as the shared run
+                raise DataIntegrityError(f"{label}: {mismatch}", shared)
+            alone_rt[name] = mean_response_time_us(solo_results.flows[0])
 
     shared.fairness, notes = fairness_metrics(names, shared_rt, alone_rt)
     shared.warnings.extend(notes)

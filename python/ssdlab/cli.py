@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 import textwrap
 import time
@@ -17,14 +18,32 @@ from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from ssdlab import __version__
+from ssdlab import __version__, _outputs
 from ssdlab._core import ConfigError, TraceError
-from ssdlab.api import simulate
+from ssdlab.api import DataIntegrityError, simulate
 from ssdlab.mqsim import Scenario, import_mqsim, is_mqsim_file, toml_paths
 from ssdlab.results import Fairness, OpStats, Results
 
 # Runs shorter than this finish before a progress bar would be worth drawing.
 PROGRESS_DELAY_SECONDS = 1.0
+
+# Exit statuses (docs/results.md): 1 some sweep runs failed, 2 refused input or output folder,
+# 3 data emulation read back wrong data (results.json is still written), 130 Ctrl-C, 143 SIGTERM.
+EXIT_RUNS_FAILED = 1
+EXIT_REFUSED = 2
+EXIT_DATA_MISMATCH = 3
+EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived: unwound like Ctrl-C, so that workers and temporary files are cleaned
+    up (a BaseException, so that no `except Exception` along the way swallows it)."""
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    raise Terminated()
+
 
 app = typer.Typer(
     add_completion=False,
@@ -144,8 +163,25 @@ def run(
     if scenario:
         _fail("--scenario is for MQSim runs: ssdlab run SSDCONFIG.xml WORKLOAD.xml --scenario N")
     out_dir = out if out is not None else Path("results") / config.stem
-    results = _simulate(config, overrides, alone, records_dir=out_dir)
+    _prepare_out_dir(out_dir)
+    results, mismatch = _simulate(config, overrides, alone, records_dir=out_dir)
     _save_and_show(results, out_dir, report)
+    if mismatch is not None:
+        _fail(mismatch, code=EXIT_DATA_MISMATCH)
+
+
+def _prepare_out_dir(folder: Path) -> None:
+    """Before simulating: the folder can be written, a killed run's temporary files are gone,
+    and the previous run's outputs are moved to folder/previous/ (so that nothing there looks
+    like the result of this run unless this run wrote it)."""
+    try:
+        _outputs.check_folder(folder)
+        _outputs.remove_stale_temporaries(folder)
+        previous = _outputs.set_aside_previous(folder)
+    except OSError as e:
+        _fail(str(e))
+    if previous is not None:
+        stdout.print(f"moved the previous results to {escape(str(previous))}")
 
 
 def _run_mqsim(
@@ -170,13 +206,22 @@ def _run_mqsim(
         if not 1 <= n <= len(scenarios):
             _fail(f"--scenario {n}: {workload} has scenarios 1 to {len(scenarios)}")
     out_dir = out if out is not None else Path("results") / workload.stem
-    for s in scenarios:
-        if only and s.index not in only:
-            continue
+    chosen = [s for s in scenarios if not only or s.index in only]
+    for s in chosen:  # every folder checked before the first scenario runs
+        _prepare_out_dir(out_dir / f"scenario-{s.index}")
+    mismatches = []
+    for s in chosen:
         stdout.print(f"[bold]scenario {s.index} of {len(scenarios)}[/]")
         folder = out_dir / f"scenario-{s.index}"
-        results = _simulate(s, overrides, alone, label=f"scenario {s.index}: ", records_dir=folder)
+        label = f"scenario {s.index}: "
+        results, mismatch = _simulate(s, overrides, alone, label=label, records_dir=folder)
         _save_and_show(results, folder, report)
+        if mismatch is not None:
+            mismatches.append(mismatch if mismatch.startswith(label) else label + mismatch)
+    for mismatch in mismatches[:-1]:
+        print(f"error: {mismatch}", file=sys.stderr)
+    if mismatches:
+        _fail(mismatches[-1], code=EXIT_DATA_MISMATCH)
 
 
 def _simulate(
@@ -185,34 +230,47 @@ def _simulate(
     alone: bool,
     label: str = "",
     records_dir: Path | None = None,
-) -> Results:
+) -> tuple[Results, str | None]:
+    """The run's results, and the data integrity error when its reads found wrong data (the
+    results are kept: the caller saves them, then fails)."""
     progress = _DelayedProgress(stderr, PROGRESS_DELAY_SECONDS)
     try:
         try:
-            return simulate(
+            results = simulate(
                 config, overrides=overrides, progress=progress, alone=alone, records_dir=records_dir
             )
         finally:
             progress.close()
+    except DataIntegrityError as e:
+        return e.results, str(e)
     except (ConfigError, TraceError, OSError, RuntimeError) as e:
         message = str(e)
         _fail(message if message.startswith(label) else f"{label}{message}")
     except KeyboardInterrupt:
-        _fail("interrupted", code=130)
+        _fail("interrupted", code=EXIT_INTERRUPTED)
+    except Terminated:
+        _fail("terminated (SIGTERM)", code=EXIT_TERMINATED)
+    return results, None
 
 
 def _save_and_show(results: Results, out_dir: Path, report: bool = False) -> None:
     target = out_dir / "results.json"
+    failure = None
     try:
-        results.save(out_dir)  # results.json, and requests.parquet with run.request_records
+        # results.json, and requests.parquet with run.request_records; each written to a
+        # temporary name, synced and renamed, so a full disk leaves no truncated file.
+        results.save(out_dir)
     except OSError as e:
-        _fail(f"cannot write {target}: {e.strerror or e}")
+        failure = f"cannot write {target}: {_outputs.reason(e)}"
 
+    # The numbers on screen even when the file could not be written.
     _print_summary(results)
     if results.fairness is not None:
         _print_fairness(results.fairness)
     for warning in results.warnings:
         stdout.print(f"[yellow]warning:[/] {escape(warning)}")
+    if failure is not None:
+        _fail(failure)
     stdout.print(f"wrote {escape(str(target))}")
     if report:
         _write_report(out_dir, [])
@@ -220,13 +278,14 @@ def _save_and_show(results: Results, out_dir: Path, report: bool = False) -> Non
 
 def _write_report(folder: Path, metrics: list[str]) -> None:
     from ssdlab.report import ReportError, write_report  # matplotlib only when asked for
+    from ssdlab.results import ResultsFileError
 
     try:
         target = write_report(folder, metrics)
-    except ReportError as e:
+    except (ReportError, ResultsFileError) as e:
         _fail(str(e))
     except OSError as e:
-        _fail(f"cannot write the report in {folder}: {e.strerror or e}")
+        _fail(f"cannot write the report in {folder}: {_outputs.reason(e)}")
     stdout.print(f"wrote {escape(str(target))}")
 
 
@@ -354,10 +413,20 @@ def sweep(
             )
     except ConfigError as e:
         _fail(str(e))
+    except _outputs.OutputError as e:
+        _fail(str(e))
     except OSError as e:
-        _fail(f"{out_dir}: {e.strerror or e}")
+        _fail(f"{out_dir}: {_outputs.reason(e)}")
     except KeyboardInterrupt:
-        _fail(f"interrupted; finished runs are kept in {out_dir} (run again to resume)", code=130)
+        _fail(
+            f"interrupted; finished runs are kept in {out_dir} (run again to resume)",
+            code=EXIT_INTERRUPTED,
+        )
+    except Terminated:
+        _fail(
+            f"terminated (SIGTERM); finished runs are kept in {out_dir} (run again to resume)",
+            code=EXIT_TERMINATED,
+        )
     finally:
         if close is not None:
             close()
@@ -373,8 +442,10 @@ def sweep(
     stdout.print(f"wrote {escape(str(result.table_path))}")
     if report:
         _write_report(out_dir, [])
+    if any(str(row["error"]).startswith("DataIntegrityError") for row in result.failed):
+        raise typer.Exit(EXIT_DATA_MISMATCH)
     if result.failed:
-        raise typer.Exit(1)
+        raise typer.Exit(EXIT_RUNS_FAILED)
 
 
 @app.command("report")
@@ -400,7 +471,7 @@ def report_command(
     _write_report(results_dir, list(metric or []))
 
 
-def _fail(message: str, code: int = 2) -> NoReturn:
+def _fail(message: str, code: int = EXIT_REFUSED) -> NoReturn:
     # Plain text: the message may contain brackets that rich would read as markup.
     print(f"error: {message}", file=sys.stderr)
     raise typer.Exit(code)
@@ -484,7 +555,14 @@ def _print_fairness(fairness: Fairness) -> None:
 
 def main() -> None:
     """Shared by the ``ssdlab`` console script and ``python -m ssdlab``, so both behave alike."""
-    app()
+    # SIGTERM (a job scheduler, `timeout`, `kill`) unwinds like Ctrl-C: sweep workers are
+    # stopped and temporary files removed, instead of dying mid-write with workers left behind.
+    signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        app()
+    except Terminated:  # a command without its own cleanup (report, import-mqsim)
+        print("error: terminated (SIGTERM)", file=sys.stderr)
+        sys.exit(EXIT_TERMINATED)
 
 
 if __name__ == "__main__":

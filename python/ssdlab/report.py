@@ -12,6 +12,7 @@ matplotlib runs with its default style, a fixed dpi and no metadata in the PNGs.
 from __future__ import annotations
 
 import base64
+import contextlib
 import html
 import io
 import json
@@ -22,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ssdlab import _outputs
 from ssdlab.results import Results
 
 if TYPE_CHECKING:
@@ -88,7 +90,7 @@ class _Page:
         plt.close(fig)
         data = buffer.getvalue()
         path = self.folder / f"{name}.png"
-        path.write_bytes(data)
+        _outputs.write_bytes(path, data)
         self.images.append(path)
         encoded = base64.b64encode(data).decode("ascii")
         self.sections.append(
@@ -129,7 +131,7 @@ def write_report(folder: str | os.PathLike[str], metrics: Sequence[str] = ()) ->
         if has_run:
             _run_sections(page, Results.load(folder))
     target = folder / "report.html"
-    target.write_text(page.html(), encoding="utf-8")
+    _outputs.write_text(target, page.html())
     return target
 
 
@@ -360,11 +362,19 @@ def _breakdown_figure(page: _Page, results: Results) -> None:
 def _sweep_sections(page: _Page, folder: Path, metrics: list[str]) -> None:
     import pandas as pd
 
-    frame = pd.read_parquet(folder / "sweep.parquet")
+    try:
+        frame = pd.read_parquet(folder / "sweep.parquet")
+    except (OSError, ValueError) as e:  # pyarrow's ArrowInvalid is a ValueError
+        raise ReportError(
+            f"{folder / 'sweep.parquet'} is not a complete sweep table ({e}): run the sweep "
+            f"again (ssdlab sweep SWEEP.toml --out {folder}) to rebuild it"
+        ) from None
     meta_path = folder / "sweep.json"
     meta: dict[str, Any] = {}
     if meta_path.is_file():
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        with contextlib.suppress(ValueError):  # optional: without it the axes are inferred
+            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        meta = meta if isinstance(meta, dict) else {}
     axes = [a for a in meta.get("axes", []) if a in frame.columns]
     if not axes and {"run_dir", "seed"} <= set(frame.columns):
         # Without sweep.json: the axis columns sit between run_dir and seed.

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ConfigDict, Field, PrivateAttr
 
-from ssdlab import _core
+from ssdlab import _core, _outputs
 from ssdlab._document import _Document
 from ssdlab.results_device import (
     DataEmulation,
@@ -36,6 +36,42 @@ if TYPE_CHECKING:
     import pandas as pd
 
 SCHEMA = "ssdlab.results/1"
+
+
+class ResultsFileError(ValueError):
+    """A results.json that is not a complete ssdlab results document (cut short by a full disk
+    or a killed writer of an older ssdlab, or another file); the message names the file."""
+
+
+def _not_a_result(file: Path, data: bytes, error: ValueError) -> str:
+    """Why `data` (read from `file`) is not a results document, in the user's terms."""
+    rerun = f"rerun the simulation that wrote it (ssdlab run CONFIG --out {file.parent})"
+    if not data.strip():
+        return f"{file} is empty ({len(data)} bytes), not an ssdlab result: {rerun}"
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return f"{file} is not an ssdlab result (not UTF-8 text): {rerun}"
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as e:
+        # Cut short: the text stops where more was expected, or inside a string.
+        if e.pos >= len(text.rstrip()) or e.msg.startswith("Unterminated string"):
+            return (
+                f"{file} is not a complete ssdlab result (truncated at byte {len(data)}?): {rerun}"
+            )
+        return (
+            f"{file} is not an ssdlab result (not valid JSON at line {e.lineno} column "
+            f"{e.colno}: {e.msg}): {rerun}"
+        )
+    schema = document.get("schema") if isinstance(document, dict) else None
+    if not (isinstance(schema, str) and schema.startswith("ssdlab.results/")):
+        found = f"schema {schema!r}" if schema is not None else "no schema field"
+        return f"{file} is not an ssdlab results document ({found}, expected {SCHEMA!r})"
+    errors = getattr(error, "errors", lambda: [])()
+    where = ".".join(str(p) for p in errors[0]["loc"]) if errors else "?"
+    what = errors[0]["msg"] if errors else str(error)
+    return f"{file} is not a complete ssdlab result ({where}: {what}): {rerun}"
 
 
 class Latency(_Document):
@@ -334,10 +370,15 @@ with warnings.catch_warnings():
         @classmethod
         def load(cls, path: str | os.PathLike[str]) -> Results:
             """Load a results folder (or its results.json); ``requests()`` then reads the
-            records saved beside it."""
+            records saved beside it. A file that is not a complete results document (cut short
+            by a full disk, or not ssdlab's) raises :class:`ResultsFileError` naming it."""
             path = Path(path)
             file = path / "results.json" if path.is_dir() else path
-            results = cls.from_json(file.read_bytes())
+            data = file.read_bytes()
+            try:
+                results = cls.from_json(data)
+            except ValueError as e:  # pydantic's ValidationError is a ValueError
+                raise ResultsFileError(_not_a_result(file, data, e)) from None
             results._folder = file.parent
             return results
 
@@ -381,14 +422,17 @@ with warnings.catch_warnings():
             if self.request_records is not None:
                 source = self._records_file()
                 if source is not None and source.suffix != ".parquet":
-                    self.requests().to_parquet(folder / "requests.parquet", index=False)
+                    with _outputs.atomic_path(folder / "requests.parquet") as tmp:
+                        self.requests().to_parquet(tmp, index=False)
                     if source.parent.resolve() == folder.resolve():
                         source.unlink()
                     self.request_records.file = "requests.parquet"
                 elif source is not None and source.parent.resolve() != folder.resolve():
-                    shutil.copyfile(source, folder / source.name)
+                    with _outputs.atomic_path(folder / source.name) as tmp:
+                        shutil.copyfile(source, tmp)
+            # results.json last: a folder whose results.json exists holds the whole result.
             target = folder / "results.json"
-            target.write_text(self.to_json() + "\n", encoding="utf-8")
+            _outputs.write_text(target, self.to_json() + "\n")
             self._folder = folder
             return target
 
@@ -444,7 +488,8 @@ with warnings.catch_warnings():
             paths = []
             for name, frame in frames.items():
                 path = folder / f"{name}.parquet"
-                frame.to_parquet(path, index=False)
+                with _outputs.atomic_path(path) as tmp:
+                    frame.to_parquet(tmp, index=False)
                 paths.append(path)
             return paths
 

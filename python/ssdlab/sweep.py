@@ -21,6 +21,12 @@ sweep collects one row per run in ``OUT/sweep.parquet``.
 A point whose results.json exists is not rerun, so an interrupted sweep resumes where it
 stopped. Each run folder keeps the hash of the point's effective config (``point.json``): an
 out folder written by a different sweep is refused instead of mixed into the table.
+
+Every file is written atomically (``ssdlab._outputs``), the out folder is checked before any
+point runs, and the sweep's own tables (sweep.parquet, and report.html) are removed when a sweep
+starts and written again at its end, so a killed sweep leaves no table that looks complete. A
+point whose reads found wrong data (``data.emulate``) fails with the
+:class:`~ssdlab.DataIntegrityError` message; its results are kept as ``failed-results.json``.
 """
 
 from __future__ import annotations
@@ -40,7 +46,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from ssdlab import _core
+from ssdlab import _core, _outputs, _workers
 from ssdlab._core import ConfigError
 from ssdlab.config import _value as toml_value
 from ssdlab.config import apply_overrides, load_config
@@ -386,7 +392,7 @@ def run_point(
     """
     import tempfile
 
-    from ssdlab.api import simulate
+    from ssdlab.api import DataIntegrityError, simulate
 
     with tempfile.TemporaryDirectory(prefix=f"ssdlab-sweep-{run}-") as scratch:
         try:
@@ -397,12 +403,17 @@ def run_point(
                 records = Path(scratch) / "requests.parquet"
                 # point.json: the caller's run folder, not a same-named folder on another host.
                 if run_dir is not None and (Path(run_dir) / "point.json").is_file():
-                    tmp = Path(run_dir) / "requests.parquet.tmp"
-                    shutil.copyfile(records, tmp)
-                    os.replace(tmp, Path(run_dir) / "requests.parquet")
+                    with _outputs.atomic_path(Path(run_dir) / "requests.parquet") as tmp:
+                        shutil.copyfile(records, tmp)
                 else:
                     reply["requests_parquet"] = records.read_bytes()
             reply["results_json"] = results.to_json()
+        except DataIntegrityError as e:  # a failed point, whose results are still worth keeping
+            return {
+                "run": run,
+                "error": f"{type(e).__name__}: {e}",
+                "failed_results_json": e.results.to_json(),
+            }
         except Exception as e:
             return {"run": run, "error": f"{type(e).__name__}: {e}"}
     return reply
@@ -421,14 +432,17 @@ def run_sweep(
     `executor` is any :class:`concurrent.futures.Executor` (default: a process pool of `jobs`
     workers, all cores by default); see :func:`dask_executor` for a Dask cluster. `progress`
     hears (finished, total) after every point. A failed point is recorded (status "failed" and
-    its error) and the sweep goes on; check ``result.ok``.
+    its error) and the sweep goes on; check ``result.ok``. An out folder that cannot be written
+    raises :class:`~ssdlab._outputs.OutputError` (an OSError) before any point runs.
     """
     if not isinstance(sweep, Sweep):
         sweep = load_sweep(sweep)
     out = Path(out_dir)
     runs_dir = out / "runs"
     _check_out_dir(sweep, out)
+    _outputs.check_folder(out)
     runs_dir.mkdir(parents=True, exist_ok=True)
+    _clear_sweep_outputs(out, runs_dir)
 
     done: dict[str, dict[str, Any]] = {}
     todo: list[Point] = []
@@ -468,22 +482,29 @@ def run_sweep(
                     folder = runs_dir / run
                     if "error" in reply:
                         errors[run] = reply["error"]
-                        (folder / "error.txt").write_text(reply["error"] + "\n", encoding="utf-8")
+                        _outputs.write_text(folder / "error.txt", reply["error"] + "\n")
+                        if "failed_results_json" in reply:
+                            _outputs.write_text(
+                                folder / FAILED_RESULTS, reply["failed_results_json"] + "\n"
+                            )
                     else:
                         if "requests_parquet" in reply:  # the worker could not see the folder
-                            tmp = folder / "requests.parquet.tmp"
-                            tmp.write_bytes(reply["requests_parquet"])
-                            os.replace(tmp, folder / "requests.parquet")
+                            _outputs.write_bytes(
+                                folder / "requests.parquet", reply["requests_parquet"]
+                            )
                         # results.json last: its presence marks the point finished.
-                        _write_text_atomic(folder / "results.json", reply["results_json"] + "\n")
-                        with contextlib.suppress(FileNotFoundError):
-                            (folder / "error.txt").unlink()
+                        _outputs.write_text(folder / "results.json", reply["results_json"] + "\n")
+                        for stale in ("error.txt", FAILED_RESULTS):
+                            with contextlib.suppress(FileNotFoundError):
+                                (folder / stale).unlink()
                         done[run] = json.loads(reply["results_json"])
                     if progress is not None:
                         progress(len(done) + len(errors), total)
             except BaseException:
                 for f in futures:
                     f.cancel()
+                if own:  # Ctrl-C, SIGTERM, an error here: the workers stop now, not later
+                    _workers.kill_workers(pool)
                 raise
         finally:
             if own:
@@ -530,7 +551,35 @@ def _local_pool(jobs: int | None, tasks: int) -> cf.Executor:
 
     workers = max(1, min(jobs or os.cpu_count() or 1, tasks))
     # forkserver: workers start from a clean process, not a copy of one with threads running.
-    return cf.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("forkserver"))
+    # Each worker ends itself when this process dies, even by SIGKILL (ssdlab._workers).
+    return cf.ProcessPoolExecutor(
+        workers,
+        mp_context=multiprocessing.get_context("forkserver"),
+        initializer=_workers.bind_to_sweep,
+        initargs=(_workers.process_identity(os.getpid()),),
+    )
+
+
+# A point whose reads found wrong data keeps its results here (not results.json, which would
+# mark it finished).
+FAILED_RESULTS = "failed-results.json"
+# The sweep's own outputs, rebuilt from runs/ at the end of every sweep.
+_SWEEP_TABLES = ("sweep.parquet", "report.html")
+
+
+def _clear_sweep_outputs(out: Path, runs_dir: Path) -> None:
+    """Before points run: no table or report of an earlier sweep may pass for this one's if it
+    is killed, and temporary files of a killed sweep go."""
+    for name in _SWEEP_TABLES:
+        with contextlib.suppress(FileNotFoundError):
+            (out / name).unlink()
+    for chart in out.glob("sweep_*.png"):
+        with contextlib.suppress(FileNotFoundError):
+            chart.unlink()
+    _outputs.remove_stale_temporaries(out)
+    for folder in runs_dir.iterdir():
+        if folder.is_dir():
+            _outputs.remove_stale_temporaries(folder)
 
 
 def _check_out_dir(sweep: Sweep, out: Path) -> None:
@@ -630,9 +679,8 @@ def write_table(rows: list[dict[str, Any]], axes: Sequence[str], path: Path) -> 
         fields.append(pa.field(name, pa.float64()))
         columns[name] = [r[name] for r in rows]
     table = pa.table(columns, schema=pa.schema(fields))
-    tmp = path.with_suffix(".parquet.tmp")
-    pq.write_table(table, tmp)
-    os.replace(tmp, path)
+    with _outputs.atomic_path(path) as tmp:
+        pq.write_table(table, tmp)
 
 
 def _axis_type(values: list[Any]):
@@ -649,11 +697,4 @@ def _axis_type(values: list[Any]):
 
 
 def _write_json(path: Path, document: Mapping[str, Any]) -> None:
-    _write_text_atomic(path, json.dumps(document, indent=2, default=str) + "\n")
-
-
-def _write_text_atomic(path: Path, text: str) -> None:
-    """Write via a temporary file and a rename, so a file that exists is always complete."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    _outputs.write_text(path, json.dumps(document, indent=2, default=str) + "\n")

@@ -109,6 +109,15 @@ impl Simulation {
         self.sim.check_invariants().map_err(|e| PyRuntimeError::new_err(format!("invariant broken: {e}")))
     }
 
+    /// FOR TESTS ONLY: flips a byte of the stored sector `lba` where the FTL maps it, so that a
+    /// later read of it is a data mismatch (tests of `ssdlab.DataIntegrityError` and of the
+    /// CLI's exit status; no real run calls it). Needs `data.emulate` and an LBA inside the
+    /// logical space; returns whether a stored page was there to corrupt.
+    #[pyo3(name = "_corrupt_stored_sector_for_test")]
+    fn corrupt_stored_sector_for_test(&mut self, lba: u64) -> bool {
+        self.sim.corrupt_stored_sector_for_test(lba)
+    }
+
     /// Events processed so far.
     #[getter]
     fn events(&self) -> u64 {

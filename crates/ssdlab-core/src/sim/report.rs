@@ -247,10 +247,16 @@ impl Simulation {
     }
 
     /// Flushes the per-request records file (done by [`Simulation::run`]; a caller that steps
-    /// the run itself calls it at the end).
+    /// the run itself calls it at the end). Once the run is over this also moves the file from
+    /// its temporary name to its own, complete (`stats/records.rs`).
     pub fn flush_request_records(&mut self) {
+        let finished = self.finished;
         if let Some(r) = &mut self.records {
-            r.flush();
+            if finished {
+                r.finish();
+            } else {
+                r.flush();
+            }
         }
     }
 

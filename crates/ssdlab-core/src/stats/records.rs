@@ -19,6 +19,12 @@
 //!
 //! Sampling is a pure function of (seed, flow, the flow's request number): the same config and
 //! seed record the same requests, and the simulation's random streams are untouched.
+//!
+//! The file is written under a hidden temporary name in the same folder
+//! (`.requests.bin.tmp-<pid>`) and renamed to its own name only when the run is over (after an
+//! fsync), so a records file that exists is complete: a run that is killed leaves no partial
+//! file that looks like a result (issue 12, F17), and one that fails or is dropped removes its
+//! temporary file. A previous run's file of the same name is removed when recording starts.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -114,7 +120,12 @@ pub struct RequestRecordsSummary {
 /// Writes sampled completions to the records file.
 pub struct RequestRecorder {
     out: BufWriter<File>,
+    /// Where the records end up once the run is over.
     path: PathBuf,
+    /// Where they are written meanwhile: a hidden name beside `path`.
+    partial: PathBuf,
+    /// The run is over and `partial` was renamed to `path`.
+    finished: bool,
     seed: u64,
     /// A request is recorded when its hash is below this (all when `u64::MAX` and fraction 1).
     threshold: u64,
@@ -126,7 +137,13 @@ pub struct RequestRecorder {
 
 impl RequestRecorder {
     pub fn create(path: &Path, setting: RequestRecords, seed: u64) -> std::io::Result<Self> {
-        let mut out = BufWriter::with_capacity(1 << 20, File::create(path)?);
+        let partial = partial_path(path);
+        // A previous run's records must not pass for this run's if this one never finishes.
+        match std::fs::remove_file(path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+        let mut out = BufWriter::with_capacity(1 << 20, File::create(&partial)?);
         out.write_all(MAGIC)?;
         out.write_all(&(RECORD_BYTES as u32).to_le_bytes())?;
         out.write_all(&(STEPS as u32).to_le_bytes())?;
@@ -134,6 +151,8 @@ impl RequestRecorder {
         Ok(Self {
             out,
             path: path.to_path_buf(),
+            partial,
+            finished: false,
             seed: derive_seed(seed, 0x5EC0_4D55),
             threshold: (fraction * u64::MAX as f64) as u64,
             all: fraction >= 1.0,
@@ -189,6 +208,29 @@ impl RequestRecorder {
         }
     }
 
+    /// The run is over: flushes, syncs and renames the temporary file to its own name, so the
+    /// records file appears complete or not at all. Called again, does nothing.
+    pub fn finish(&mut self) {
+        if self.finished {
+            return;
+        }
+        self.finished = true;
+        let done = self
+            .out
+            .flush()
+            .and_then(|()| self.out.get_ref().sync_all())
+            .and_then(|()| std::fs::rename(&self.partial, &self.path));
+        if let Err(e) = done {
+            self.error.get_or_insert_with(|| format!("{}: {e}", self.path.display()));
+            let _ = std::fs::remove_file(&self.partial);
+        }
+    }
+
+    /// The temporary file the records are written to until [`RequestRecorder::finish`].
+    pub fn partial_path(&self) -> &Path {
+        &self.partial
+    }
+
     pub fn error(&self) -> Option<&str> {
         self.error.as_deref()
     }
@@ -201,6 +243,22 @@ impl RequestRecorder {
             records: self.written,
         }
     }
+}
+
+/// A run that never finished (an error, Ctrl-C, a dropped simulation) leaves no records file.
+impl Drop for RequestRecorder {
+    fn drop(&mut self) {
+        if !self.finished {
+            let _ = std::fs::remove_file(&self.partial);
+        }
+    }
+}
+
+/// `.requests.bin.tmp-<pid>` beside `requests.bin`: hidden, and named after the writing process
+/// so that the next run can tell a dead run's leftover from a live one's file.
+fn partial_path(path: &Path) -> PathBuf {
+    let name = path.file_name().map_or_else(|| "requests.bin".into(), |n| n.to_string_lossy().into_owned());
+    path.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
 }
 
 /// In the JSON schema: the two words or a number.
