@@ -17,6 +17,7 @@ mod merge_path;
 mod open_channel_path;
 mod precondition_path;
 mod read_ahead;
+mod read_pins;
 mod report;
 mod suspension;
 
@@ -186,6 +187,8 @@ pub struct Simulation {
     txns: Slab<Transaction>,
     /// Latency breakdown of each transaction so far, indexed like `txns`.
     spent: Vec<Breakdown>,
+    /// User reads in flight: the blocks they pin against erasure, and those of unmapped pages.
+    read_pins: read_pins::ReadPins,
     requests: Slab<Request>,
     flows: Vec<Flow>,
     dies: Vec<DieState>,
@@ -271,6 +274,7 @@ impl Simulation {
             tsu: Tsu::new(g).with_policy(config.controller.scheduling),
             txns: Slab::default(),
             spent: Vec::new(),
+            read_pins: Default::default(),
             requests: Slab::default(),
             flows,
             dies: vec![idle; g.dies as usize],
