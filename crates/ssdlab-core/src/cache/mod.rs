@@ -285,10 +285,17 @@ impl CachePartition {
     /// A read of `sectors` of `lpa`: a hit if the line holds all of them (LRU makes it most
     /// recent), pending if the page is being read ahead.
     pub fn lookup(&mut self, lpa: u32, sectors: u64) -> Lookup {
+        self.lookup_joining(lpa, sectors, true)
+    }
+
+    /// [`Self::lookup`], where a page being read ahead is `Pending` only if `join_pending`
+    /// (else its held sectors decide, as for any line): a read must not join a read-ahead of
+    /// data that a write has replaced in flash since.
+    pub fn lookup_joining(&mut self, lpa: u32, sectors: u64, join_pending: bool) -> Lookup {
         let (key, bit) = self.locate(lpa);
         let Some(&s) = self.index.get(&key) else { return Lookup::Miss };
         let line = &mut self.lines[s as usize];
-        let found = if line.pending & bit != 0 {
+        let found = if line.pending & bit != 0 && join_pending {
             Lookup::Pending
         } else if self.sectors[s as usize * self.pages_per_line as usize + bit.trailing_zeros() as usize] & sectors
             == sectors

@@ -23,7 +23,7 @@ pub mod store;
 
 use std::path::PathBuf;
 
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
 
 use content::{describe, fill_sector, sector_matches, SECTOR};
@@ -98,10 +98,11 @@ pub struct DataEmulation {
     pub store: PageStore,
     shadow: Shadow,
     requests: Vec<RequestData>,
-    /// User-read transactions of pages the FTL had not mapped (they return zeros).
-    unmapped_reads: FxHashSet<u32>,
     /// Per cache partition, the pages whose line bytes are stored (swept for dropped lines).
     cached: Vec<FxHashSet<u32>>,
+    /// Per user-read transaction in flight: the sectors of its page the cache held when the
+    /// read was issued, and their bytes (see [`Self::snapshot_cached`]).
+    snapshots: FxHashMap<u32, (u64, Box<[u8]>)>,
     page: Vec<u8>,
     line: Vec<u8>,
     sector: Vec<u8>,
@@ -127,8 +128,8 @@ impl DataEmulation {
             store: PageStore::new(page_bytes, memory_limit_bytes, spill_dir),
             shadow: Shadow::new(logical_pages, sectors_per_page),
             requests: Vec::new(),
-            unmapped_reads: FxHashSet::default(),
             cached: vec![FxHashSet::default(); cache_partitions],
+            snapshots: FxHashMap::default(),
             page: vec![0; page_bytes],
             line: vec![0; page_bytes],
             sector: vec![0; SECTOR],
@@ -222,19 +223,18 @@ impl DataEmulation {
         }
     }
 
-    /// The user-read transaction `txn` goes to a page the FTL has not mapped.
-    pub fn note_unmapped_read(&mut self, txn: u32) {
-        self.unmapped_reads.insert(txn);
-    }
-
-    /// The page a user-read transaction read from flash, into `self.page`; returns its source.
-    pub fn load_flash_read(&mut self, txn: u32, ppa: u32) -> ReadSource {
-        if self.unmapped_reads.remove(&txn) {
-            self.page.fill(0);
-            ReadSource::Unmapped
-        } else {
-            self.store.read(ppa as u64, &mut self.page);
-            ReadSource::Flash(ppa)
+    /// The page a user read got from flash, into `self.page`: what is stored at `ppa`, or
+    /// zeros when the FTL had no mapping for it (`None`); returns its source.
+    pub fn load_flash_read(&mut self, ppa: Option<u32>) -> ReadSource {
+        match ppa {
+            Some(ppa) => {
+                self.store.read(ppa as u64, &mut self.page);
+                ReadSource::Flash(ppa)
+            }
+            None => {
+                self.page.fill(0);
+                ReadSource::Unmapped
+            }
         }
     }
 
@@ -246,6 +246,38 @@ impl DataEmulation {
             overlay(&mut self.page, &self.line, mask);
         }
         mask
+    }
+
+    /// User read `txn` of page `lpa` goes to flash: keeps the sectors the cache lines hold now
+    /// (`lines`: partition and sector mask), which the controller lays over the flash page when
+    /// it arrives. Taken now, not when the page arrives: a line may be flushed and dropped while
+    /// the read is in flight, and the flash page the read was translated to is then older than
+    /// the flushed sectors (a host write into the cache meanwhile makes the read undefined, so
+    /// nothing newer can be missed).
+    pub fn snapshot_cached(&mut self, txn: u32, lpa: u32, lines: impl Iterator<Item = (usize, u64)>) {
+        let mut mask = 0;
+        let mut bytes: Option<Box<[u8]>> = None;
+        for (p, m) in lines.filter(|&(_, m)| m != 0) {
+            self.store.read(cache_key(p, lpa), &mut self.line);
+            let snap = bytes.get_or_insert_with(|| vec![0; self.page.len()].into_boxed_slice());
+            overlay(snap, &self.line, m);
+            mask |= m;
+        }
+        if let Some(bytes) = bytes {
+            self.snapshots.insert(txn, (mask, bytes));
+        }
+    }
+
+    /// Lays the sectors [`Self::snapshot_cached`] kept for user read `txn` over the page just
+    /// read (`self.page`) and forgets them. Returns their mask (0 when none were cached).
+    pub fn overlay_snapshot(&mut self, txn: u32) -> u64 {
+        match self.snapshots.remove(&txn) {
+            Some((mask, bytes)) => {
+                overlay(&mut self.page, &bytes, mask);
+                mask
+            }
+            None => 0,
+        }
     }
 
     /// The page read (`self.page`) went into the cache line; `read_mask` are the sectors read.

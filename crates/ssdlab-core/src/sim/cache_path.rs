@@ -74,12 +74,13 @@ impl CacheState {
 
     /// Whether the cache holds all these sectors for a read of `flow`, or is reading the page
     /// ahead (counted as a lookup; a pending page counts as a hit: the read issues no flash read).
-    pub fn read_lookup(&mut self, flow: usize, lpa: u32, sectors: u64) -> Lookup {
+    /// A page read ahead is joined only if `join_pending` (its data is still current).
+    pub fn read_lookup(&mut self, flow: usize, lpa: u32, sectors: u64, join_pending: bool) -> Lookup {
         let c = &mut self.counts[flow];
         c.read_lookups += 1;
         let part = &mut self.partitions[self.partition_of_flow[flow]];
         let used = part.counts.prefetches_used;
-        let found = part.lookup(lpa, sectors);
+        let found = part.lookup_joining(lpa, sectors, join_pending);
         c.read_hits += u64::from(found != Lookup::Miss);
         c.prefetches_used += part.counts.prefetches_used - used;
         c.prefetch_waits += u64::from(found == Lookup::Pending);

@@ -107,32 +107,36 @@ impl Simulation {
         }
     }
 
-    /// A user read of `lpa` (transaction `id`) is being sent to flash: remember whether the FTL
-    /// had a mapping for it (a page never mapped reads as zeros, whatever its target holds).
-    pub(super) fn data_note_read_target(&mut self, id: u32, lpa: u32) {
+    /// User read `id` of page `lpa` was issued to the FTL (it missed the cache): the controller
+    /// will merge the sectors cached now into the page it reads (`DataEmulation::snapshot_cached`).
+    pub(super) fn data_read_issued(&mut self, id: u32, lpa: u32) {
         if let Some(d) = self.data.as_deref_mut() {
-            if self.ftl.map.lookup(lpa) == UNMAPPED {
-                d.note_unmapped_read(id);
-            }
+            let lines = self.cache.partitions().iter().enumerate().map(|(p, part)| (p, part.sectors_of(lpa)));
+            d.snapshot_cached(id, lpa, lines);
         }
     }
 
-    /// A user read's page came off flash: check it (with any cached sectors laid over it: the
-    /// newest data of a sector may be in a cache line, of this flow's partition or another's,
-    /// and a controller must return it), then let the cache keep it as without emulation.
-    pub(super) fn data_flash_read_done(&mut self, id: u32, t: &Transaction) {
+    /// A user read's page came off flash: check it (with the sectors cached when it was issued
+    /// laid over it: the newest data of a sector may be in a cache line, of this flow's
+    /// partition or another's, and a controller must return it), then let the cache keep it as
+    /// without emulation.
+    /// `translated` is the page the read was translated to (`UNMAPPED`: none, it reads zeros).
+    pub(super) fn data_flash_read_done(&mut self, id: u32, t: &Transaction, translated: u32) {
         let (flow, first, count) = (t.flow as usize, t.first_sector as usize, t.sectors as usize);
         let read_mask = sector_mask(first as u64, t.sectors);
         let Some(d) = self.data.as_deref_mut() else {
-            self.fill_cache_after_read(t);
+            self.fill_cache_after_read(t, translated);
             return;
         };
         let at = ps_to_seconds(self.queue.now());
         let p = self.cache.partition_of(flow);
-        let source = d.load_flash_read(id, t.ppa);
-        let from_cache = overlay_cached_sectors(d, &self.cache, t.lpa);
+        let source = d.load_flash_read((translated != UNMAPPED).then_some(translated));
+        let from_cache = d.overlay_snapshot(id);
         d.check(t.request, t.lpa, first, count, source, from_cache, &self.flows[flow].name, at);
-        self.fill_cache_after_read(t);
+        // What the cache keeps must not undo a write into it since the read was issued (the
+        // read is undefined then, and not checked): the cached sectors now go over the page.
+        overlay_cached_sectors(d, &self.cache, t.lpa);
+        self.fill_cache_after_read(t, translated);
         let Some(d) = self.data.as_deref_mut() else { return };
         let part = &self.cache.partitions()[p];
         if part.sectors_of(t.lpa) & read_mask == read_mask {
@@ -141,20 +145,22 @@ impl Simulation {
         }
     }
 
-    /// A page read ahead (transaction `id`) came off flash: load it (consuming its "reads as
-    /// zeros" note, which would otherwise mark the next read that reuses the id), with cached
-    /// sectors laid over it (a write that arrived meanwhile is newer), check the reads that
-    /// joined it (the list from `first_waiter`), and keep the page as the line's bytes. Called
-    /// before the cache marks the page's sectors held, so only sectors written meanwhile overlay.
-    pub(super) fn data_prefetch_done(&mut self, id: u32, t: &Transaction, first_waiter: u32, stale: bool) {
+    /// A page read ahead (translated to `translated`) came off flash: load it (zeros when the FTL
+    /// had no mapping for it) and check each read that joined it (the list from
+    /// `first_waiter`) with the sectors cached when it joined laid over it; then keep the page,
+    /// with the sectors cached now over it (a write that arrived meanwhile is newer), as the
+    /// line's bytes. Called before the cache marks the page's sectors held, so only sectors
+    /// written meanwhile overlay.
+    pub(super) fn data_prefetch_done(&mut self, t: &Transaction, translated: u32, first_waiter: u32, stale: bool) {
         let Some(d) = self.data.as_deref_mut() else { return };
         let at = ps_to_seconds(self.queue.now());
-        let source = d.load_flash_read(id, t.ppa);
-        let from_cache = overlay_cached_sectors(d, &self.cache, t.lpa);
+        let flash = (translated != UNMAPPED).then_some(translated);
         let mut next = first_waiter;
         while next != super::mapping_path::NO_TXN {
             let w = self.txns.get(next);
             let name = &self.flows[w.flow as usize].name;
+            let source = d.load_flash_read(flash);
+            let from_cache = d.overlay_snapshot(next);
             d.check(w.request, w.lpa, w.first_sector as usize, w.sectors as usize, source, from_cache, name, at);
             next = w.next_waiting;
         }
@@ -162,6 +168,8 @@ impl Simulation {
             // The cache drops the page (`CachePartition::prefetch_dropped`).
             return;
         }
+        d.load_flash_read(flash);
+        overlay_cached_sectors(d, &self.cache, t.lpa);
         // The line takes the whole page (`CachePartition::prefetch_done`, called next).
         let p = self.cache.partition_of(t.flow as usize);
         let part = &self.cache.partitions()[p];
@@ -222,10 +230,7 @@ impl Simulation {
         let mut bytes = Vec::with_capacity(sectors as usize * crate::data::content::SECTOR);
         for lpa in lba / spp..=(end - 1) / spp {
             let ppa = self.ftl.map.lookup(lpa as u32);
-            if ppa == UNMAPPED {
-                d.note_unmapped_read(u32::MAX);
-            }
-            let _: ReadSource = d.load_flash_read(u32::MAX, ppa);
+            let _: ReadSource = d.load_flash_read((ppa != UNMAPPED).then_some(ppa));
             overlay_cached_sectors(d, &self.cache, lpa as u32);
             let first = lba.max(lpa * spp) - lpa * spp;
             let last = end.min((lpa + 1) * spp) - lpa * spp;

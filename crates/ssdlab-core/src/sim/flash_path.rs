@@ -50,7 +50,8 @@ impl Simulation {
             // Sectors of this page the request covers.
             let covered = (end.min(page_start + spp) - page_start - first) as u32;
             if is_read && mode != CacheMode::Off {
-                match self.cache.read_lookup(flow, lpa as u32, sector_mask(first, covered)) {
+                let join = self.prefetch_is_current(lpa as u32);
+                match self.cache.read_lookup(flow, lpa as u32, sector_mask(first, covered), join) {
                     Lookup::Hit => {
                         hit_bytes += covered as u64 * SECTOR_BYTES;
                         self.data_cache_read(request, lpa as u32, first, covered);
@@ -81,6 +82,9 @@ impl Simulation {
             });
             if buffered > 0 {
                 self.spent[id as usize].add(Step::CacheDram, buffered);
+            }
+            if is_read {
+                self.data_read_issued(id, lpa as u32);
             }
             self.start_user_page(id);
         }
@@ -230,8 +234,7 @@ impl Simulation {
 
     fn queue_erase(&mut self, plane: u32) {
         let victim = self.ftl.gc[plane as usize].victim;
-        let ppa = victim * self.ftl.geometry.pages_per_block;
-        self.queue_txn(TxnKind::Erase, NO_REQUEST, UNMAPPED, ppa, 0);
+        self.queue_block_erase(TxnKind::Erase, NO_REQUEST, victim);
     }
 
     /// Starts the die's next batch if it is idle and has work.
@@ -432,14 +435,17 @@ impl Simulation {
         match t.kind {
             TxnKind::UserRead if t.request == NO_REQUEST => {
                 // A page read ahead into the cache.
+                // Unpinned first: an erase it lets go must not take this id, still in use.
+                let translated = self.unpin_read(id, &t);
                 self.txns.remove(id);
-                self.on_prefetch_done(id, t);
+                self.on_prefetch_done(id, t, translated);
             }
             TxnKind::UserRead => {
+                let translated = self.unpin_read(id, &t);
                 self.txns.remove(id);
                 let sent = self.send_read_data(t.sectors as u64 * SECTOR_BYTES);
                 // Checks the data (with `[data] emulate`) and lets the cache keep the page.
-                self.data_flash_read_done(id, &t);
+                self.data_flash_read_done(id, &t, translated);
                 let spent = self.spent[id as usize];
                 self.finish_part(t.request, &spent, sent);
             }
@@ -524,11 +530,13 @@ impl Simulation {
         }
     }
 
-    /// Lets the cache keep the page a user read brought in, unless a write has remapped the page
-    /// since the read was translated: the data read is then older than what flash holds.
-    pub(super) fn fill_cache_after_read(&mut self, t: &Transaction) {
+    /// Lets the cache keep the page a user read brought in (translated to `translated`, see
+    /// `unpin_read`), unless a write has remapped the page since: the data read is then older
+    /// than what flash holds. An unmapped read's stand-in page says nothing (another write may
+    /// be given it): the zeros it read are still right only while the page is unmapped.
+    pub(super) fn fill_cache_after_read(&mut self, t: &Transaction, translated: u32) {
         let now_at = self.ftl.map.lookup(t.lpa);
-        if now_at == t.ppa || now_at == UNMAPPED {
+        if now_at == translated {
             self.cache.fill_after_read(t.flow as usize, t.lpa, sector_mask(t.first_sector as u64, t.sectors));
         }
     }

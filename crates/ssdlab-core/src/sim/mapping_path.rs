@@ -130,7 +130,7 @@ impl Simulation {
         let spp = self.ftl.geometry.sectors_per_page as u32;
         match t.kind {
             TxnKind::UserRead => {
-                self.data_note_read_target(id, t.lpa);
+                self.pin_read(id, t.lpa);
                 let ppa = self.ftl.read_target(t.lpa, t.flow as usize);
                 let g = &self.ftl.geometry;
                 let plane = g.plane_of_block(g.block_of_ppa(ppa));

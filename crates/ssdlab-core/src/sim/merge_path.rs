@@ -524,10 +524,9 @@ impl Simulation {
         merge.pending = erase.iter().filter(|&&b| b != NO_BLOCK).count() as u32;
         f.active[lbn as usize] = NONE;
         f.bm_mut().finish_merge(lbn, dest);
-        let ppb = self.ftl.geometry.pages_per_block;
         for &block in erase.iter().filter(|&&b| b != NO_BLOCK) {
             debug_assert_eq!(self.ftl.blocks.valid_pages(block), 0, "a merge erases a block with current data");
-            self.queue_txn(TxnKind::MergeErase, m, UNMAPPED, block * ppb, 0);
+            self.queue_block_erase(TxnKind::MergeErase, m, block);
         }
         if self.fam().merges[m as usize].pending == 0 {
             self.finish_merge(m);

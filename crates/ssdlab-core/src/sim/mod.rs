@@ -18,6 +18,7 @@ mod merge_path;
 mod open_channel_path;
 mod precondition_path;
 mod read_ahead;
+mod read_pins;
 mod report;
 mod suspension;
 
@@ -187,6 +188,8 @@ pub struct Simulation {
     txns: Slab<Transaction>,
     /// Latency breakdown of each transaction so far, indexed like `txns`.
     spent: Vec<Breakdown>,
+    /// User reads in flight: the blocks they pin against erasure, and those of unmapped pages.
+    read_pins: read_pins::ReadPins,
     requests: Slab<Request>,
     flows: Vec<Flow>,
     dies: Vec<DieState>,
@@ -274,6 +277,7 @@ impl Simulation {
             tsu,
             txns: Slab::default(),
             spent: Vec::new(),
+            read_pins: Default::default(),
             requests: Slab::default(),
             flows,
             dies: vec![idle; g.dies as usize],

@@ -166,8 +166,22 @@ impl Simulation {
         self.start_user_page(id);
     }
 
+    /// Whether a read of `lpa` may join the read-ahead of its page in flight (if any): not once
+    /// a write has replaced the page in flash since the read-ahead was translated (it reads the
+    /// older data; the host read must see the write, which completed before it was submitted,
+    /// or is in flight and leaves the read undefined).
+    pub(super) fn prefetch_is_current(&self, lpa: u32) -> bool {
+        let Some(inflight) = self.cache.read_ahead.inflight.get(&lpa) else { return true };
+        match self.read_translated_to(inflight.txn) {
+            Some(translated) => self.ftl.map.lookup(lpa) == translated,
+            // Not translated yet: it will read the current mapping.
+            None => true,
+        }
+    }
+
     /// A host read of `covered` sectors from `first` of `lpa` found the page being read ahead:
-    /// it waits for that read (one part of its request).
+    /// it waits for that read (one part of its request), with the sectors cached now laid over
+    /// the page when it lands (`data_read_issued`).
     pub(super) fn wait_for_prefetch(&mut self, request: u32, flow: usize, lpa: u32, first: u64, covered: u32) {
         let id = self.insert_txn(Transaction {
             kind: TxnKind::UserRead,
@@ -186,11 +200,13 @@ impl Simulation {
         let inflight = self.cache.read_ahead.inflight.get_mut(&lpa).expect("a pending page is being read ahead");
         self.txns.get_mut(id).next_waiting = inflight.first_waiter;
         inflight.first_waiter = id;
+        self.data_read_issued(id, lpa);
     }
 
-    /// A page read ahead has landed (transaction `id`, already removed): fill the cache and send
-    /// the waiting reads their data (checked first, with `[data] emulate`).
-    pub(super) fn on_prefetch_done(&mut self, id: u32, t: Transaction) {
+    /// A page read ahead has landed (transaction `id`, already removed; translated to
+    /// `translated`, `UNMAPPED` for none): fill the cache and send the waiting reads their data
+    /// (checked first, with `[data] emulate`).
+    pub(super) fn on_prefetch_done(&mut self, id: u32, t: Transaction, translated: u32) {
         let (flow, lpa) = (t.flow as usize, t.lpa);
         let done = self.cache.read_ahead.inflight.remove(&lpa).expect("the prefetch was in flight");
         debug_assert_eq!(done.txn, id);
@@ -199,9 +215,8 @@ impl Simulation {
         // A write placed on flash since the prefetch was translated makes the page read older
         // than flash: the reads that joined it still get it (they arrived before the write
         // completed), but the cache must not keep it.
-        let now_at = self.ftl.map.lookup(lpa);
-        let stale = now_at != t.ppa && now_at != crate::ftl::mapping::UNMAPPED;
-        self.data_prefetch_done(id, &t, done.first_waiter, stale);
+        let stale = self.ftl.map.lookup(lpa) != translated;
+        self.data_prefetch_done(&t, translated, done.first_waiter, stale);
         if stale {
             self.cache.partition(p).prefetch_dropped(lpa);
         } else {
