@@ -50,7 +50,7 @@ impl MemoryEstimate {
         let total = self.total();
         let mut parts: Vec<&MemoryPart> =
             self.parts.iter().filter(|p| p.bytes > 0 && p.bytes as u128 * 100 >= total as u128).collect();
-        parts.sort_by(|a, b| b.bytes.cmp(&a.bytes));
+        parts.sort_by_key(|p| std::cmp::Reverse(p.bytes));
         let named: Vec<String> = parts.iter().take(3).map(|p| format!("{} {}", p.name, gib(p.bytes))).collect();
         format!("about {} ({})", gib(self.total()), named.join(", "))
     }
