@@ -168,7 +168,8 @@ def test_cli_replays_a_trace_from_a_named_pipe_like_the_file(run_cli, write_conf
     assert proc.returncode == 0, proc.stderr
     from_fifo = json.loads((tmp_path / "fifo" / "results.json").read_text())
 
-    proc = run_cli("run", write_config(_trace_config(path=str(FIXTURES / "msr.csv"))), "--out", tmp_path / "file")
+    file_config = write_config(_trace_config(path=str(FIXTURES / "msr.csv")), name="file.toml")
+    proc = run_cli("run", file_config, "--out", tmp_path / "file")
     assert proc.returncode == 0, proc.stderr
     from_file = json.loads((tmp_path / "file" / "results.json").read_text())
     assert from_fifo["flows"][0]["requests"] == from_file["flows"][0]["requests"] == 4
@@ -194,8 +195,10 @@ def test_cli_refuses_a_trace_without_records(run_cli, write_config, tmp_path):
     trace.write_text("# nothing\n\n# still nothing\n")
     proc = run_cli("run", write_config(_trace_config(path=str(trace), format="msr")))
     assert proc.returncode == 2, proc.stderr
-    assert f'flows[0].path: trace file "{trace}" holds no records (3 lines, all blank or comments)' in proc.stderr
-    assert "expected msr records like `128166372003061629,wdev,0,Read,8192,4096,1331`" in proc.stderr
+    what = "holds no records (3 lines, all blank or comments)"
+    assert f'flows[0].path: trace file "{trace}" {what}' in proc.stderr
+    example = "128166372003061629,wdev,0,Read,8192,4096,1331"
+    assert f"expected msr records like `{example}`" in proc.stderr
 
 
 def test_a_byte_order_mark_before_a_csv_header_is_dropped(tmp_path):

@@ -56,8 +56,8 @@ pub(super) fn parse<'a>(line: &'a str, action: &str) -> Result<Parsed<'a>, Strin
     if !is_device(f[0]) {
         if looks_like_event(&f, count) {
             return Err(format!(
-                "the line looks like an event but its device is \"{}\", expected major,minor in digits such as 8,0",
-                f[0]
+                "the line looks like an event but its device is {}, expected major,minor in digits such as 8,0",
+                super::survey::quote(f[0])
             ));
         }
         return Ok(Parsed::Skip); // a summary line or other text blkparse prints (counted)

@@ -52,7 +52,7 @@ pub(super) fn expected(format: TraceFormat) -> String {
 pub(super) fn looks_like(path: &str, format: TraceFormat, first_lines: &[String]) -> Option<String> {
     match sniff::detect(path, first_lines) {
         Ok(other) if other != format => {
-            Some(format!("the file looks like a {0} trace: set format = \"{0}\"", other.name()))
+            Some(format!("the file looks like a trace in {0} format: set format = \"{0}\"", other.name()))
         }
         _ => None,
     }
