@@ -487,6 +487,9 @@ def run_sweep(
                             _outputs.write_text(
                                 folder / FAILED_RESULTS, reply["failed_results_json"] + "\n"
                             )
+                        else:  # an earlier attempt's results would not match this error
+                            with contextlib.suppress(FileNotFoundError):
+                                (folder / FAILED_RESULTS).unlink()
                     else:
                         if "requests_parquet" in reply:  # the worker could not see the folder
                             _outputs.write_bytes(
