@@ -29,6 +29,14 @@ UNCLEAR_MARKERS = (
     "called `Option::unwrap()`",
     "called `Result::unwrap()`",
     "attempt to ",  # arithmetic overflow panics
+    # serde's Rust-side words (config/wording.rs puts them in TOML's terms)
+    "invalid type:",
+    "invalid value:",
+    "expected u32",
+    "expected u64",
+    "expected f64",
+    "expected struct",
+    "expected enum",
 )
 
 

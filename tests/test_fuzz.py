@@ -131,6 +131,8 @@ def cli_verdict(config_path: Path, override: str, out: Path) -> dict[str, Any]:
     for marker in checks.UNCLEAR_MARKERS:
         if marker in text:
             return {"verdict": "unclear", "message": text}
+    if result.exit_code == 3:  # a read returned other data than the last write
+        return {"verdict": "mismatch", "message": text}
     if result.exit_code == 0:
         ok = (out / "results.json").exists()
         return {"verdict": "ok"} if ok else {"verdict": "crash", "message": "no results.json"}

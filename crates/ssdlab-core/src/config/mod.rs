@@ -22,6 +22,7 @@ mod schema;
 mod strict;
 mod units;
 mod validate;
+mod wording;
 
 pub use cache_org::{CacheOrganisation, CacheShape, Replacement};
 pub use data::DataConfig;
@@ -153,7 +154,7 @@ fn describe(path: String, reason: String) -> ConfigError {
         Some(last) => format!(" ([{path}] and its keys, or {last} = {{ key = value, ... }})"),
         None => String::new(),
     };
-    let reason = reason.replace(strict::SECTION, &section);
+    let reason = wording::plain(&reason).replace(strict::SECTION, &section);
     ConfigError::new(if path == "." { "config".into() } else { path }, reason)
 }
 
