@@ -163,7 +163,8 @@ def run(
     if scenario:
         _fail("--scenario is for MQSim runs: ssdlab run SSDCONFIG.xml WORKLOAD.xml --scenario N")
     out_dir = out if out is not None else Path("results") / config.stem
-    _prepare_out_dir(out_dir)
+    if config.is_file():  # a mistyped config name makes no folder and moves nothing
+        _prepare_out_dir(out_dir)
     results, mismatch = _simulate(config, overrides, alone, records_dir=out_dir)
     _save_and_show(results, out_dir, report)
     if mismatch is not None:
