@@ -15,6 +15,10 @@
 //! - a read joined a read-ahead of its page after a write had replaced that page in flash, or
 //!   its cached sectors were dropped before the read-ahead landed (`inv-32-01571`,
 //!   `inv-32-00175`).
+//! - a read that found sectors cached when issued laid them over its page for the host, and
+//!   the cache then kept that page: when a write replaced those sectors (forgetting them in the
+//!   cache) before the read was translated to the page the write programmed, the older cached
+//!   sectors went back into the cache (campaign `data-12-000071`, `data-12-000399`).
 
 use std::path::{Path, PathBuf};
 
@@ -134,4 +138,19 @@ fn every_corpus_data_mismatch_config_is_covered() {
     }
     let missing: Vec<_> = files.iter().filter(|f| !this.contains(&format!("\"{f}\""))).collect();
     assert!(missing.is_empty(), "reproducers without a regression test: {missing:?}");
+}
+
+#[test]
+fn read_cache_fill_does_not_keep_an_older_version_super_page_remap() {
+    // Campaign data-12-000071: super-page remap, per-flow domains, a read-caching flow beside
+    // uncached and write-caching ones: 39 sectors of LBA 4880 read from the cache held an older
+    // write version.
+    assert_reads_back_what_was_written("campaign/data-12-000071-super-page-read-cache.toml");
+}
+
+#[test]
+fn read_ahead_into_a_partitioned_cache_keeps_current_data() {
+    // Campaign data-12-000399: page mapping, direct-mapped partitioned cache with read-ahead,
+    // two read-caching flows beside a write-caching one: LBA 744 read from the cache as zeros.
+    assert_reads_back_what_was_written("campaign/data-12-000399-read-ahead-partitioned.toml");
 }

@@ -133,6 +133,13 @@ impl Simulation {
         let source = d.load_flash_read((translated != UNMAPPED).then_some(translated));
         let from_cache = d.overlay_snapshot(id);
         d.check(t.request, t.lpa, first, count, source, from_cache, &self.flows[flow].name, at);
+        if from_cache != 0 {
+            // The cache keeps the page as flash holds it, not with the sectors cached when the
+            // read was issued: a write may have replaced them since (forgetting them in the
+            // cache) before the read was translated, to the page that write programmed; laid
+            // over it, they would put the older data back into the cache.
+            d.load_flash_read((translated != UNMAPPED).then_some(translated));
+        }
         // What the cache keeps must not undo a write into it since the read was issued (the
         // read is undefined then, and not checked): the cached sectors now go over the page.
         overlay_cached_sectors(d, &self.cache, t.lpa);
