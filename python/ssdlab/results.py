@@ -531,7 +531,10 @@ def _dump(value: Any, indent: int) -> str:
         return "{\n" + ",\n".join(items) + "\n" + "  " * indent + "}"
     if isinstance(value, list):
         if all(not isinstance(v, dict | list) for v in value):
-            return "[" + ", ".join(json.dumps(v) for v in value) + "]"
+            # One call for the whole list: the same text as joining each item's dumps with
+            # ", " (json's default separators), without a call per number, which took minutes
+            # for a run of 1,000 flows' latency CDFs and time series.
+            return json.dumps(value)
         items = [pad + _dump(v, indent + 1) for v in value]
         return "[\n" + ",\n".join(items) + "\n" + "  " * indent + "]"
     return json.dumps(value)
