@@ -50,6 +50,18 @@ def small_config(**flow: Any) -> dict[str, Any]:
     }
 
 
+def emulating_config(**flow: Any) -> dict[str, Any]:
+    """The small device cut to 16 MiB, a random reader/writer of partial pages, data emulated."""
+    spec = {"read_fraction": 0.4, "request_size": "6KiB", "requests": 6000, "queue_depth": 1}
+    spec.update(flow)
+    config = small_config(**spec)
+    config["flash"].update({"blocks_per_plane": 32, "pages_per_block": 16})
+    config["ftl"]["over_provisioning"] = 0.15
+    config["precondition"] = "none"
+    config["data"] = {"emulate": True}
+    return config
+
+
 @pytest.fixture
 def config() -> dict[str, Any]:
     return small_config()

@@ -6,24 +6,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import small_config
+from conftest import emulating_config, small_config
 from ssdlab import ConfigError, Results, _core, simulate
 
 
-def _emulating(**flow) -> dict:
-    """The small device cut to 16 MiB, with a random reader/writer of partial pages."""
-    spec = {"read_fraction": 0.4, "request_size": "6KiB", "requests": 6000, "queue_depth": 1}
-    spec.update(flow)
-    config = small_config(**spec)
-    config["flash"].update({"blocks_per_plane": 32, "pages_per_block": 16})
-    config["ftl"]["over_provisioning"] = 0.15
-    config["precondition"] = "none"
-    config["data"] = {"emulate": True}
-    return config
-
-
 def test_reads_return_what_was_written_through_gc():
-    r = simulate(_emulating())
+    r = simulate(emulating_config())
     assert r.device.gc.pages_moved > 0
     d = r.data
     assert d is not None
@@ -45,7 +33,7 @@ def test_emulation_is_off_by_default_and_leaves_no_section(config):
 
 
 def test_a_tiny_memory_limit_spills_pages_to_a_file(tmp_path):
-    config = _emulating()
+    config = emulating_config()
     config["data"].update({"memory_limit": "32KiB", "spill_dir": str(tmp_path)})
     d = simulate(config).data
     assert d.spilled_pages > 0
@@ -64,14 +52,14 @@ def test_a_tiny_memory_limit_spills_pages_to_a_file(tmp_path):
     ],
 )
 def test_bad_data_settings_name_the_field(data, field):
-    config = _emulating()
+    config = emulating_config()
     config["data"] = data
     with pytest.raises(ConfigError, match=field.replace(".", r"\.")):
         simulate(config)
 
 
 def test_cli_prints_the_check_and_writes_the_section(write_config, run_cli, tmp_path):
-    path = write_config(_emulating(cache_mode="write-read"))
+    path = write_config(emulating_config(cache_mode="write-read"))
     done = run_cli("run", path, "--out", tmp_path / "out")
     assert done.returncode == 0, done.stderr
     assert "read sectors verified, 0 mismatched" in done.stdout
@@ -82,7 +70,9 @@ def test_cli_prints_the_check_and_writes_the_section(write_config, run_cli, tmp_
 
 
 def test_read_back_returns_the_bytes_written():
-    config = _emulating(read_fraction=0.0, request_size="4KiB", address="sequential", requests=8)
+    config = emulating_config(
+        read_fraction=0.0, request_size="4KiB", address="sequential", requests=8
+    )
     sim = _core.Simulation(json.dumps(config), ".", None)
     while not sim.step(100_000):
         pass

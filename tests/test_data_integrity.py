@@ -15,23 +15,11 @@ from pathlib import Path
 import faults
 import pytest
 import ssdlab
-from conftest import small_config, to_toml
+from conftest import emulating_config, to_toml
 from ssdlab import _core
 from ssdlab.sweep import run_sweep
 
 FAULTS = Path(faults.__file__)
-
-
-def _emulating(**flow) -> dict:
-    """The small device cut to 16 MiB, a random reader/writer of partial pages, data emulated."""
-    spec = {"read_fraction": 0.4, "request_size": "6KiB", "requests": 6000, "queue_depth": 1}
-    spec.update(flow)
-    config = small_config(**spec)
-    config["flash"].update({"blocks_per_plane": 32, "pages_per_block": 16})
-    config["ftl"]["over_provisioning"] = 0.15
-    config["precondition"] = "none"
-    config["data"] = {"emulate": True}
-    return config
 
 
 @pytest.fixture
@@ -46,13 +34,13 @@ def test_data_integrity_error_is_exported_and_a_runtime_error():
 
 
 def test_a_clean_run_raises_nothing():
-    r = ssdlab.simulate(_emulating())
+    r = ssdlab.simulate(emulating_config())
     assert r.data.mismatched_sectors == 0
 
 
 def test_simulate_raises_with_the_results_on_a_mismatch(corrupted):
     with pytest.raises(ssdlab.DataIntegrityError) as caught:
-        ssdlab.simulate(_emulating())
+        ssdlab.simulate(emulating_config())
     results = caught.value.results
     data = results.data
     assert data.mismatched_sectors > 0
@@ -70,7 +58,7 @@ def test_simulate_raises_with_the_results_on_a_mismatch(corrupted):
 
 
 def test_a_mismatch_fails_a_run_with_alone_comparisons_too(corrupted):
-    config = _emulating()
+    config = emulating_config()
     config["flows"].append({**config["flows"][0], "name": "w", "requests": 500})
     with pytest.raises(ssdlab.DataIntegrityError, match="data integrity"):
         ssdlab.simulate(config, alone=True)
@@ -78,7 +66,7 @@ def test_a_mismatch_fails_a_run_with_alone_comparisons_too(corrupted):
 
 def test_cli_writes_results_then_exits_3_naming_the_first_mismatch(tmp_path):
     config = tmp_path / "emu.toml"
-    config.write_text(to_toml(_emulating()), encoding="utf-8")
+    config.write_text(to_toml(emulating_config()), encoding="utf-8")
     proc = subprocess.run(
         [sys.executable, FAULTS, "corrupt-data", "run", config, "--out", tmp_path / "out"],
         cwd=tmp_path,
@@ -103,7 +91,7 @@ def test_cli_writes_results_then_exits_3_naming_the_first_mismatch(tmp_path):
 
 
 def test_a_sweep_counts_a_mismatching_point_as_failed(tmp_path, monkeypatch):
-    (tmp_path / "base.toml").write_text(to_toml(_emulating()), encoding="utf-8")
+    (tmp_path / "base.toml").write_text(to_toml(emulating_config()), encoding="utf-8")
     sweep = tmp_path / "sweep.toml"
     sweep.write_text('base = "base.toml"\n[axes]\n"flows.0.queue_depth" = [1]\n')
     out = tmp_path / "out"
@@ -129,7 +117,7 @@ def test_a_sweep_counts_a_mismatching_point_as_failed(tmp_path, monkeypatch):
 def test_sweep_cli_exits_3_when_a_point_mismatches(tmp_path):
     """The sweep command, with the fault in the worker processes too: the forkserver imports
     ssdlab afresh, so the fault is installed through a worker-side sitecustomize."""
-    (tmp_path / "base.toml").write_text(to_toml(_emulating()), encoding="utf-8")
+    (tmp_path / "base.toml").write_text(to_toml(emulating_config()), encoding="utf-8")
     sweep = tmp_path / "sweep.toml"
     sweep.write_text('base = "base.toml"\n[axes]\n"flows.0.queue_depth" = [1, 2]\n')
     site = tmp_path / "site"

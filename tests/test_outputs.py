@@ -238,21 +238,17 @@ def _wait_for(predicate, timeout: float = 60) -> None:
         time.sleep(0.05)
 
 
+def _long_run_args(config: Path, out: Path) -> list[str | Path]:
+    """`ssdlab run` of a run too long to finish, writing request records (killed by the test)."""
+    records = ["--set", "run.request_records=all"]
+    return [sys.executable, "-m", "ssdlab", "run", config, "--out", out, *records]
+
+
 def test_a_killed_run_leaves_only_a_hidden_temporary_file_which_the_next_run_removes(tmp_path):
     config = _config(tmp_path, requests=10**8)
     out = tmp_path / "out"
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "ssdlab",
-            "run",
-            config,
-            "--out",
-            out,
-            "--set",
-            "run.request_records=all",
-        ],
+        _long_run_args(config, out),
         cwd=tmp_path,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -283,17 +279,7 @@ def test_sigterm_stops_a_run_cleanly(tmp_path):
     config = _config(tmp_path, requests=10**8)
     out = tmp_path / "out"
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "ssdlab",
-            "run",
-            config,
-            "--out",
-            out,
-            "--set",
-            "run.request_records=all",
-        ],
+        _long_run_args(config, out),
         cwd=tmp_path,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
