@@ -154,3 +154,12 @@ fn read_ahead_into_a_partitioned_cache_keeps_current_data() {
     // two read-caching flows beside a write-caching one: LBA 744 read from the cache as zeros.
     assert_reads_back_what_was_written("campaign/data-12-000399-read-ahead-partitioned.toml");
 }
+
+/// A flush finished on a page whose line a read-ahead had reserved meanwhile (the page's
+/// sectors were not all cached, so the read-ahead claimed the same line): the line was removed
+/// with the read-ahead still on its way, and its landing panicked ("a line being read ahead
+/// stays cached"). `CachePartition::flush_done` now keeps a line with a page pending.
+#[test]
+fn a_flush_ending_under_a_pending_read_ahead_keeps_the_line() {
+    assert_reads_back_what_was_written("campaign/data-12-002343-flush-done-with-read-ahead.toml");
+}

@@ -452,11 +452,13 @@ impl CachePartition {
             debug_assert!(line.flushing & bit != 0);
             line.flushing &= !bit;
             if line.flushing == 0 {
-                let dirty = line.dirty;
+                let (dirty, pending) = (line.dirty, line.pending);
                 let set = self.set_of(key);
                 self.flushing -= 1;
                 self.set_flushing[set as usize] -= 1;
-                if dirty == 0 {
+                // A page of the line may be on its way in from a read-ahead (reserved while
+                // the flush ran, its sectors not all cached): the line stays for it.
+                if dirty == 0 && pending == 0 {
                     self.remove(s);
                 }
             }
