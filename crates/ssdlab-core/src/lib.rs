@@ -10,6 +10,7 @@ pub mod analytic;
 pub mod cache;
 pub mod config;
 pub mod data;
+pub mod device;
 pub mod dram;
 pub mod engine;
 pub mod firmware;
@@ -24,5 +25,6 @@ pub mod time;
 pub mod workload;
 
 pub use config::{Config, ConfigError};
+pub use device::Device;
 pub use sim::{summary_table, SimError, Simulation};
 pub use stats::Results;

@@ -438,6 +438,47 @@ impl CachePartition {
         Eviction::Flush { first_lpa: line.key * self.pages_per_line, pages: line.dirty, flow: line.flow }
     }
 
+    /// The first logical page of each line holding data not yet on flash (dirty or being
+    /// flushed): what a host flush waits for.
+    pub fn unflushed_lines(&self) -> impl Iterator<Item = u32> + '_ {
+        let ppl = self.pages_per_line;
+        self.index
+            .values()
+            .map(|&s| self.lines[s as usize])
+            .filter(|l| l.dirty | l.flushing != 0)
+            .map(move |l| l.key * ppl)
+    }
+
+    /// The first logical page of the line that holds `lpa`.
+    pub fn line_first_page(&self, lpa: u32) -> u32 {
+        lpa / self.pages_per_line * self.pages_per_line
+    }
+
+    /// (dirty pages, pages being flushed) of the line holding `lpa`, if it is cached.
+    pub fn line_flags(&self, lpa: u32) -> Option<(u64, u64)> {
+        let (key, _) = self.locate(lpa);
+        self.index.get(&key).map(|&s| (self.lines[s as usize].dirty, self.lines[s as usize].flushing))
+    }
+
+    /// A host flush: the line holding `lpa`, not being flushed, has its dirty pages flushed now
+    /// (it stays cached and is dropped when they are done, as after an eviction). Returns the
+    /// pages as [`Eviction::Flush`] does, or `None` when there is nothing to start.
+    pub fn start_flush(&mut self, lpa: u32) -> Option<(u32, u64, u16)> {
+        let (key, _) = self.locate(lpa);
+        let s = *self.index.get(&key)?;
+        let line = self.lines[s as usize];
+        if line.flushing != 0 || line.dirty == 0 {
+            return None;
+        }
+        let l = &mut self.lines[s as usize];
+        l.flushing = line.dirty;
+        l.dirty = 0;
+        self.flushing += 1;
+        let set = self.set_of(key);
+        self.set_flushing[set as usize] += 1;
+        Some((line.key * self.pages_per_line, line.dirty, line.flow))
+    }
+
     /// Lines being flushed (their space is on its way back).
     pub fn flushing(&self) -> u32 {
         self.flushing

@@ -86,6 +86,10 @@ pub enum FlowKind {
     #[default]
     Synthetic,
     Trace,
+    /// A submission queue that an outside host fills through the stepping API (`ssdlab.Device`,
+    /// the C ABI; docs/embedding.md): the device generates nothing for it, so a batch run
+    /// (`ssdlab run`) refuses it.
+    Host,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]

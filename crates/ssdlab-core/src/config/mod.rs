@@ -100,6 +100,46 @@ fn default_seed() -> u64 {
 impl Config {
     /// Reads a TOML document; errors name the field path (or the TOML line for syntax errors).
     pub fn from_toml_str(text: &str) -> Result<Self, ConfigError> {
+        let config = Self::read_toml(text)?;
+        validate(&config)?;
+        Ok(config)
+    }
+
+    /// A device's config for the stepping API (`device::Device`): as [`Self::from_toml_str`],
+    /// but a config without flows gets one host queue named `host`.
+    pub fn device_from_toml_str(text: &str) -> Result<Self, ConfigError> {
+        let mut config = Self::read_toml(text)?;
+        config.add_default_host_queue();
+        validate(&config)?;
+        Ok(config)
+    }
+
+    /// The JSON form of [`Self::device_from_toml_str`].
+    pub fn device_from_json_str(text: &str) -> Result<Self, ConfigError> {
+        let mut config = Self::read_json(text)?;
+        config.add_default_host_queue();
+        validate(&config)?;
+        Ok(config)
+    }
+
+    /// Checks every value and their combinations (what the readers do after parsing).
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        validate(self)
+    }
+
+    /// A device driven from outside needs a submission queue: one `kind = "host"` flow named
+    /// `host` when the config has no flow at all.
+    pub fn add_default_host_queue(&mut self) {
+        if self.flows.is_empty() {
+            self.flows.push(FlowConfig {
+                name: Some("host".to_string()),
+                kind: FlowKind::Host,
+                ..FlowConfig::default()
+            });
+        }
+    }
+
+    fn read_toml(text: &str) -> Result<Self, ConfigError> {
         // NaN and infinity first: serde would take them as numbers (issue 12, F03). A document
         // that does not parse is left to the reader below, which points at the line.
         if let Ok(table) = text.parse::<toml::Table>() {
@@ -119,12 +159,17 @@ impl Config {
                 _ => describe(path, reason),
             }
         })?;
-        validate(&config)?;
         Ok(config)
     }
 
     /// Reads the JSON form of the same schema (what the Python layer sends after applying overrides).
     pub fn from_json_str(text: &str) -> Result<Self, ConfigError> {
+        let config = Self::read_json(text)?;
+        validate(&config)?;
+        Ok(config)
+    }
+
+    fn read_json(text: &str) -> Result<Self, ConfigError> {
         // Python writes a NaN or an infinity from the TOML file as a bare `NaN`/`Infinity`, which
         // is not JSON: name the key instead of a position in this generated text (issue 12, F03).
         finite::check_json(text)?;
@@ -139,7 +184,6 @@ impl Config {
             };
             describe(path, reason)
         })?;
-        validate(&config)?;
         Ok(config)
     }
 }

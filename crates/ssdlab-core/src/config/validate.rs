@@ -367,7 +367,34 @@ fn validate_flow(path: &str, flow: &FlowConfig) -> Result<(), ConfigError> {
     match flow.kind {
         FlowKind::Synthetic => validate_synthetic(path, flow),
         FlowKind::Trace => validate_trace(path, flow),
+        FlowKind::Host => validate_host_queue(path, flow),
     }
+}
+
+/// A host queue takes its requests from the outside host: a workload key would be ignored.
+fn validate_host_queue(path: &str, flow: &FlowConfig) -> Result<(), ConfigError> {
+    let why = "is not used by host queues (kind = \"host\"): the outside host sends their requests";
+    forbid(path, "read_fraction", &flow.read_fraction, why)?;
+    forbid(path, "request_size", &flow.request_size, why)?;
+    forbid(path, "address", &flow.address, why)?;
+    forbid(path, "hot_fraction", &flow.hot_fraction, why)?;
+    forbid(path, "hot_traffic", &flow.hot_traffic, why)?;
+    forbid(path, "alignment", &flow.alignment, why)?;
+    forbid(path, "working_set", &flow.working_set, why)?;
+    forbid(path, "working_set_start", &flow.working_set_start, why)?;
+    forbid(path, "queue_depth", &flow.queue_depth, why)?;
+    forbid(path, "rate", &flow.rate, why)?;
+    forbid(path, "requests", &flow.requests, why)?;
+    forbid(path, "duration", &flow.duration, why)?;
+    forbid(path, "path", &flow.path, why)?;
+    forbid(path, "format", &flow.format, why)?;
+    forbid(path, "time_scale", &flow.time_scale, why)?;
+    forbid(path, "device", &flow.device, why)?;
+    forbid(path, "start", &flow.start, why)?;
+    forbid(path, "end", &flow.end, why)?;
+    forbid(path, "ops", &flow.ops, why)?;
+    forbid(path, "arrival_gap", &flow.arrival_gap, why)?;
+    forbid(path, "blkparse_event", &flow.blkparse_event, why)
 }
 
 fn validate_synthetic(path: &str, flow: &FlowConfig) -> Result<(), ConfigError> {

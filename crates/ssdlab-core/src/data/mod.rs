@@ -26,6 +26,7 @@ use std::path::PathBuf;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
 
+use crate::device::Op;
 use content::{describe, fill_sector, sector_matches, SECTOR};
 use shadow::{Shadow, AMBIGUOUS};
 use store::PageStore;
@@ -84,11 +85,28 @@ pub enum ReadSource {
     Cache,
 }
 
+/// Where a write's bytes come from.
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+enum Content {
+    /// `content::fill_sector` of the write's version: what the read checks expect.
+    #[default]
+    Generated,
+    /// Zeros (a write-zeroes command).
+    Zeros,
+    /// The outside host's bytes (`payloads`): kept and returned, not checked (the host has them).
+    Host,
+}
+
 #[derive(Clone, Copy, Default)]
 struct RequestData {
     /// Write version of a write; the shadow's clock at submission for a read.
     version: u32,
     since: u64,
+    content: Content,
+    /// First sector of the request (where a read's returned bytes start).
+    start_sector: u64,
+    /// The sectors the shadow tracks for it (a trim: its whole pages only).
+    tracked: (u64, u32),
 }
 
 /// The stored bytes, the host's shadow and the check counts.
@@ -103,6 +121,10 @@ pub struct DataEmulation {
     /// Per user-read transaction in flight: the sectors of its page the cache held when the
     /// read was issued, and their bytes (see [`Self::snapshot_cached`]).
     snapshots: FxHashMap<u32, (u64, Box<[u8]>)>,
+    /// Host-supplied bytes of writes in flight, by request.
+    payloads: FxHashMap<u32, Box<[u8]>>,
+    /// Bytes of outside hosts' reads in flight, by request, filled as their pages are read.
+    read_bytes: FxHashMap<u32, Vec<u8>>,
     page: Vec<u8>,
     line: Vec<u8>,
     sector: Vec<u8>,
@@ -130,6 +152,8 @@ impl DataEmulation {
             requests: Vec::new(),
             cached: vec![FxHashSet::default(); cache_partitions],
             snapshots: FxHashMap::default(),
+            payloads: FxHashMap::default(),
+            read_bytes: FxHashMap::default(),
             page: vec![0; page_bytes],
             line: vec![0; page_bytes],
             sector: vec![0; SECTOR],
@@ -152,23 +176,66 @@ impl DataEmulation {
         }
     }
 
-    /// A host request entered its submission queue.
-    pub fn request_submitted(&mut self, request: u32, is_read: bool, start_sector: u64, sectors: u32) {
+    /// A host request entered its submission queue. A flush names no sector; a trim is
+    /// tracked as a write of zeros to the whole pages it deallocates.
+    pub fn request_submitted(&mut self, request: u32, op: Op, start_sector: u64, sectors: u32) {
         if request as usize >= self.requests.len() {
             self.requests.resize(request as usize + 1, RequestData::default());
         }
-        self.requests[request as usize] = if is_read {
-            RequestData { version: 0, since: self.shadow.now() }
-        } else {
-            RequestData { version: self.shadow.write_submitted(start_sector, sectors), since: 0 }
+        let tracked = match op {
+            Op::Trim => {
+                let spp = self.sectors_per_page as u64;
+                let first = start_sector.div_ceil(spp) * spp;
+                let last = (start_sector + sectors as u64) / spp * spp;
+                (first, last.saturating_sub(first) as u32)
+            }
+            _ => (start_sector, sectors),
         };
+        let mut data = RequestData { start_sector, tracked, ..RequestData::default() };
+        match op {
+            Op::Read => data.since = self.shadow.now(),
+            Op::Flush => {}
+            Op::Trim if tracked.1 == 0 => {}
+            Op::Write | Op::WriteZeroes | Op::Trim => {
+                data.version = self.shadow.write_submitted(tracked.0, tracked.1);
+                if op != Op::Write {
+                    data.content = Content::Zeros;
+                }
+            }
+        }
+        self.requests[request as usize] = data;
     }
 
-    /// A host request's completion reached the host.
-    pub fn request_completed(&mut self, request: u32, is_read: bool, start_sector: u64, sectors: u32) {
-        if !is_read {
-            self.shadow.write_completed(start_sector, sectors, self.requests[request as usize].version);
+    /// An outside host's write `request` carries these bytes (its sectors x 512).
+    pub fn set_host_bytes(&mut self, request: u32, bytes: &[u8]) {
+        self.requests[request as usize].content = Content::Host;
+        self.payloads.insert(request, bytes.into());
+    }
+
+    /// An outside host's read `request` wants its bytes back (`take_read_bytes`).
+    pub fn want_read_bytes(&mut self, request: u32, sectors: u32) {
+        self.read_bytes.insert(request, vec![0; sectors as usize * SECTOR]);
+    }
+
+    /// The bytes read `request` returned (with `want_read_bytes`).
+    pub fn take_read_bytes(&mut self, request: u32) -> Option<Vec<u8>> {
+        self.read_bytes.remove(&request)
+    }
+
+    /// A host request's completion reached the host: the sectors a write (or trim) stored now
+    /// hold its version (zeros for a trim or write-zeroes; unchecked for host bytes).
+    pub fn request_completed(&mut self, request: u32, op: Op) {
+        let data = self.requests[request as usize];
+        if matches!(op, Op::Read | Op::Flush) || data.tracked.1 == 0 {
+            return;
         }
+        let version = match data.content {
+            Content::Generated => data.version,
+            Content::Zeros => content::UNWRITTEN,
+            Content::Host => AMBIGUOUS,
+        };
+        self.shadow.write_completed(data.tracked.0, data.tracked.1, version);
+        self.payloads.remove(&request);
     }
 
     /// Stores at `key` the page's content there (or at `from` first, if given) with host write
@@ -179,16 +246,26 @@ impl DataEmulation {
             Some(None) => self.store.remove(key),
             None => {}
         }
-        let (seed, version) = (self.seed, self.requests[request as usize].version);
+        let data = self.requests[request as usize];
+        let (seed, version) = (self.seed, data.version);
         let spp = self.sectors_per_page as u64;
         let page_start = lpa as u64 * spp;
         let first = start.max(page_start);
         let last = (start + sectors as u64).min(page_start + spp);
+        let payload = self.payloads.get(&request);
         self.store.update(key, &mut self.line, |page| {
             for lba in first..last {
                 let at = (lba - page_start) as usize * SECTOR;
-                // An AMBIGUOUS version (past the last) writes a valid-looking but unchecked sector.
-                fill_sector(seed, lba, version, &mut page[at..at + SECTOR]);
+                let sector = &mut page[at..at + SECTOR];
+                match (data.content, payload) {
+                    (Content::Host, Some(bytes)) => {
+                        let from = (lba - data.start_sector) as usize * SECTOR;
+                        sector.copy_from_slice(&bytes[from..from + SECTOR]);
+                    }
+                    (Content::Zeros, _) => sector.fill(0),
+                    // An AMBIGUOUS version (past the last) writes a valid-looking but unchecked sector.
+                    _ => fill_sector(seed, lba, version, sector),
+                }
             }
         });
     }
@@ -327,12 +404,17 @@ impl DataEmulation {
         flow: &str,
         at_seconds: f64,
     ) {
-        let since = self.requests[request as usize].since;
+        let data = self.requests[request as usize];
+        let spp = self.sectors_per_page as u64;
+        if let Some(out) = self.read_bytes.get_mut(&request) {
+            let at = (lpa as u64 * spp + first as u64 - data.start_sector) as usize * SECTOR;
+            out[at..at + count * SECTOR].copy_from_slice(&self.page[first * SECTOR..(first + count) * SECTOR]);
+        }
+        let since = data.since;
         if !self.shadow.read_is_defined(lpa, since) {
             self.skipped += count as u64;
             return;
         }
-        let spp = self.sectors_per_page as u64;
         for s in first..first + count {
             let version = self.shadow.version(lpa, s);
             if version == AMBIGUOUS {

@@ -83,6 +83,13 @@ impl<E: Copy> EventQueue<E> {
         Some((entry.time, entry.event))
     }
 
+    /// Moves the clock forward to `time` with no event there (an outside host's clock: see
+    /// `crate::device`). Never past the next event, never back.
+    pub fn advance_clock(&mut self, time: SimTime) {
+        let limit = self.peek_time().unwrap_or(SimTime::MAX);
+        self.now = self.now.max(time.min(limit));
+    }
+
     pub fn peek_time(&self) -> Option<SimTime> {
         self.heap.peek().map(|e| e.time)
     }

@@ -60,6 +60,13 @@ impl PageMap {
         (old != UNMAPPED).then_some(old)
     }
 
+    /// Unmaps `lpa` (a trim); returns the physical page it left (now invalid), if any.
+    #[inline]
+    pub fn unmap(&mut self, lpa: u32) -> Option<u32> {
+        let old = std::mem::replace(&mut self.l2p[lpa as usize], UNMAPPED);
+        (old != UNMAPPED).then_some(old)
+    }
+
     /// Forgets the owners of an erased block's pages.
     pub fn clear_physical(&mut self, first_ppa: u32, pages: u32) {
         let start = first_ppa as usize;

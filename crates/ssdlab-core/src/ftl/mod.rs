@@ -182,6 +182,18 @@ impl Ftl {
         ppa
     }
 
+    /// A trim of `lpa`: its page becomes invalid (GC no longer moves it) and reads of it are
+    /// unmapped reads. Returns whether it was mapped.
+    pub fn deallocate(&mut self, lpa: u32) -> bool {
+        match self.map.unmap(lpa) {
+            Some(old) => {
+                self.blocks.invalidate(old);
+                true
+            }
+            None => false,
+        }
+    }
+
     /// The physical page a read of `lpa` goes to. A page that was never written has no physical
     /// copy; its read is timed as a read of the page static allocation would give it (same plane,
     /// page offset from the LPA), without changing any state, and counted as an unmapped read.

@@ -299,7 +299,21 @@ impl Simulation {
     pub(super) fn on_flush_done(&mut self, flow: usize, lpa: u32) {
         let p = self.cache.partition_of_flow[flow];
         self.cache.partitions[p].flush_done(lpa);
+        self.host_flush_progress(p, lpa);
         self.admit_waiting_writes(p);
+    }
+
+    /// A host flush: writes the dirty pages of partition `p`'s line (first page `first_lpa`)
+    /// to flash now, when it is not already being flushed.
+    pub(super) fn flush_cache_line(&mut self, p: usize, first_lpa: u32) {
+        let Some((first, pages, flow)) = self.cache.partitions[p].start_flush(first_lpa) else { return };
+        let mut rest = pages;
+        while rest != 0 {
+            let lpa = first + rest.trailing_zeros();
+            rest &= rest - 1;
+            let sectors = self.cache.partitions[p].sectors_of(lpa);
+            self.flush_line(lpa, sectors, flow);
+        }
     }
 }
 

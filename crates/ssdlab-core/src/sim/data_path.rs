@@ -55,14 +55,14 @@ impl Simulation {
     pub(super) fn data_request_submitted(&mut self, request: u32) {
         if let Some(d) = self.data.as_deref_mut() {
             let r = self.requests.get(request);
-            d.request_submitted(request, r.is_read, r.start_sector, r.sectors);
+            d.request_submitted(request, r.op, r.start_sector, r.sectors);
         }
     }
 
     /// A host request completed (`r` is the request, just removed as `request`).
     pub(super) fn data_request_completed(&mut self, request: u32, r: &Request) {
         if let Some(d) = self.data.as_deref_mut() {
-            d.request_completed(request, r.is_read, r.start_sector, r.sectors);
+            d.request_completed(request, r.op);
         }
     }
 

@@ -18,6 +18,9 @@ impl Simulation {
     /// the request is split into page transactions, each translated on its own, and pages of a
     /// read that the cache holds are served from DRAM.
     pub(super) fn on_command_arrived(&mut self, request: u32) {
+        if self.serve_host_command(request) {
+            return;
+        }
         let (is_read, _, _) = self.request_sectors(request);
         let mode = self.cache.mode(self.requests_flow(request));
         if !is_read && mode.caches_writes() && self.cache_write(request) {

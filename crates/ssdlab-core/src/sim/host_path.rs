@@ -2,6 +2,7 @@
 //! transfers and completion.
 
 use super::{Event, Request, SimError, Simulation, Source};
+use crate::device::Op;
 use crate::flash::SECTOR_BYTES;
 use crate::stats::breakdown::{Breakdown, Step};
 use crate::time::SimTime;
@@ -35,6 +36,7 @@ impl Simulation {
         match &mut self.flows[f].source {
             Source::Synthetic(s) => Ok(Some(s.next(now))),
             Source::Trace(r) => Ok(r.next_request()?),
+            Source::Host => Ok(None),
         }
     }
 
@@ -67,12 +69,19 @@ impl Simulation {
         self.schedule_next_arrival(f)
     }
 
-    /// Puts a new request in the flow's submission queue (or its backlog if the queue is full).
-    fn submit(&mut self, f: usize, spec: RequestSpec) {
+    /// Puts a new request in the flow's submission queue (or its backlog if the queue is full):
+    /// the one way requests enter the device, from the device's own flows and from an outside
+    /// host alike. Returns the request's id.
+    pub(super) fn submit(&mut self, f: usize, spec: RequestSpec) -> u32 {
+        self.submit_op(f, spec, if spec.is_read { Op::Read } else { Op::Write })
+    }
+
+    pub(super) fn submit_op(&mut self, f: usize, spec: RequestSpec, op: Op) -> u32 {
         let flow = &mut self.flows[f];
         let request = self.requests.insert(Request {
             flow: f as u16,
             is_read: spec.is_read,
+            op,
             start_sector: flow.domain_base_sector + spec.start_sector,
             sectors: spec.sectors,
             arrival: spec.arrival,
@@ -92,6 +101,7 @@ impl Simulation {
             flow.backlog.push_back(request);
         }
         self.data_request_submitted(request);
+        request
     }
 
     /// Fetches commands while the controller has free command slots, choosing queues by the
@@ -130,7 +140,8 @@ impl Simulation {
         let command_at = self.link.send_command(now);
         let r = self.requests.get_mut(request);
         let mut arrived = command_at;
-        if !r.is_read {
+        // Only a write moves data to the device (a trim's range list is in the command here).
+        if r.op == Op::Write {
             arrived = self.link.send_write_data(now, command_at, r.sectors as u64 * SECTOR_BYTES);
         }
         r.fetched_at = now;
@@ -166,9 +177,13 @@ impl Simulation {
         breakdown.add(Step::CommandTransfer, r.command_at - r.fetched_at);
         breakdown.add(Step::PcieData, r.arrived_at - r.command_at);
         breakdown.add(Step::Firmware, r.firmware_ps);
-        flow.stats.record(r.is_read, r.arrival, now, r.sectors as u64 * SECTOR_BYTES, &breakdown);
-        self.series.record(f, r.is_read, now, now - r.arrival, r.sectors as u64 * SECTOR_BYTES, &self.ftl.stats);
-        if let Some(log) = &mut self.records {
+        // Flushes and trims move no data: they are not reads or writes in the statistics.
+        let moves_data = !matches!(r.op, Op::Flush | Op::Trim);
+        if moves_data {
+            flow.stats.record(r.is_read, r.arrival, now, r.sectors as u64 * SECTOR_BYTES, &breakdown);
+            self.series.record(f, r.is_read, now, now - r.arrival, r.sectors as u64 * SECTOR_BYTES, &self.ftl.stats);
+        }
+        if let Some(log) = self.records.as_mut().filter(|_| moves_data) {
             log.record(
                 r.flow,
                 r.seq,
@@ -187,6 +202,8 @@ impl Simulation {
         if let Some(log) = &mut self.completion_log {
             log.push((r.flow, r.seq));
         }
+        self.host_request_completed(request, &r, &breakdown);
+        let flow = &self.flows[f];
         if flow.closed_loop_depth.is_some() && flow.may_issue(now) {
             if let Ok(Some(spec)) = self.generate(f) {
                 self.submit(f, spec);
@@ -224,7 +241,9 @@ impl Simulation {
         let now = self.now();
         let r = *self.requests.get(request);
         let spp = self.ftl.geometry.sectors_per_page;
-        let pages = (r.start_sector + r.sectors as u64 - 1) / spp - r.start_sector / spp + 1;
+        // A flush names no sector: the HIL parses it, and no page is looked up or translated.
+        let pages =
+            if r.sectors == 0 { 0 } else { (r.start_sector + r.sectors as u64 - 1) / spp - r.start_sector / spp + 1 };
         let uses_cache = self.cache.mode(r.flow as usize) != crate::config::CacheMode::Off;
         let fw = self.firmware.as_mut().expect("called only with the firmware model on");
         let mut done = fw.run(FirmwareStep::Hil, now, 1);

@@ -11,6 +11,7 @@ mod cache_path;
 mod data_path;
 mod dram_path;
 mod flash_path;
+mod host_device;
 mod host_path;
 mod mapping_path;
 pub mod memory;
@@ -86,6 +87,8 @@ enum Event {
 struct Request {
     flow: u16,
     is_read: bool,
+    /// What the host asked for (a read or a write unless an outside host sent it).
+    op: crate::device::Op,
     start_sector: u64,
     sectors: u32,
     arrival: SimTime,
@@ -109,6 +112,8 @@ struct Request {
 enum Source {
     Synthetic(Synthetic),
     Trace(TraceReader),
+    /// An outside host's submission queue (`crate::device`): nothing is generated for it.
+    Host,
 }
 
 struct Flow {
@@ -235,12 +240,36 @@ pub struct Simulation {
     precondition_summary: crate::precondition::PreconditionSummary,
     /// Stored bytes and read checks (`[data] emulate`; see `data_path`).
     data: Option<Box<crate::data::DataEmulation>>,
+    /// What an outside host's requests need (`crate::device`; see `host_device`).
+    host: host_device::HostSide,
 }
 
 impl Simulation {
     /// Builds the device and its workload. `base_dir` resolves relative trace paths; `config_echo`
     /// is the configuration as the user gave it, copied into the results.
     pub fn new(config: Config, base_dir: &Path, config_echo: serde_json::Value) -> Result<Self, SimError> {
+        if let Some(i) = config.flows.iter().position(|f| f.kind == FlowKind::Host) {
+            return Err(ConfigError::new(
+                format!("flows[{i}].kind"),
+                "a host queue (kind = \"host\") takes its requests from an outside host (ssdlab.Device, the C ABI; docs/embedding.md), so a batch run has nothing to send it",
+            )
+            .into());
+        }
+        Self::build(config, base_dir, config_echo)
+    }
+
+    /// A device for an outside host (`crate::device::Device`): as [`Self::new`], with host queues.
+    pub(crate) fn new_device(
+        config: Config,
+        base_dir: &Path,
+        config_echo: serde_json::Value,
+    ) -> Result<Self, SimError> {
+        let mut sim = Self::build(config, base_dir, config_echo)?;
+        sim.host = host_device::HostSide::new(&sim.config);
+        Ok(sim)
+    }
+
+    fn build(config: Config, base_dir: &Path, config_echo: serde_json::Value) -> Result<Self, SimError> {
         let config = open_channel_path::device_config(config);
         // Before anything of the device's size is allocated (the geometry's plane table included).
         memory::check(&config)?;
@@ -317,6 +346,7 @@ impl Simulation {
             records: None,
             precondition_summary: Default::default(),
             data: None,
+            host: Default::default(),
             ftl,
             config,
             config_echo,
@@ -638,13 +668,14 @@ fn build_flows(
                     })?;
                 Source::Trace(reader)
             }
+            FlowKind::Host => Source::Host,
         };
         let closed_loop_depth = match &source {
             Source::Synthetic(s) => match s.arrival {
                 Arrival::Closed { depth } => Some(depth),
                 Arrival::Open { .. } => None,
             },
-            Source::Trace(_) => None,
+            Source::Trace(_) | Source::Host => None,
         };
         flows.push(Flow {
             domain_base_sector: placement.domain_base(i) * geometry.sectors_per_page,

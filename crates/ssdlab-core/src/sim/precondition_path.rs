@@ -94,6 +94,17 @@ impl Simulation {
                         planes,
                     }
                 }
+                // An outside host's queue: aged as by uniform random writes over the space it
+                // may address (docs/embedding.md), the common preconditioning of drive tests.
+                Source::Host => {
+                    let (first, end) = (base / spp, (base + logical_sectors) / spp);
+                    FlowModel {
+                        weight: 1.0,
+                        writes: WriteDist::Uniform { first, end },
+                        addressed: Addressed::Range { first, end },
+                        planes,
+                    }
+                }
                 Source::Trace(_) => {
                     let fc = &self.config.flows[i];
                     let file = base_dir.join(fc.path.as_deref().expect("validated: trace flows have a path"));
@@ -166,8 +177,12 @@ impl Simulation {
             let share = if total_weight > 0.0 { models[i].weight / total_weight } else { 0.0 };
             let pages_per_request = match &self.flows[i].source {
                 Source::Synthetic(g) => (g.address_model().mean_sectors / spp as f64).max(1.0),
-                Source::Trace(_) => 1.0,
+                Source::Trace(_) | Source::Host => 1.0,
             };
+            if fc.kind == FlowKind::Host {
+                // The writer ages the host's space with 4 KiB random writes (see `flow_models`).
+                fc.kind = FlowKind::Synthetic;
+            }
             fc.read_fraction = Some(0.0);
             fc.requests = Some((share * target_pages / pages_per_request).ceil() as u64);
             if fc.queue_depth.is_none() {

@@ -1,0 +1,208 @@
+//! The device as a component: an outside host (a full-system simulator through the C ABI,
+//! Python's `ssdlab.Device`, the live block device) creates a device from a config, submits
+//! requests at the device's current time, advances simulated time and collects completions
+//! (docs/embedding.md). The same model runs batch workloads; both submit requests through one
+//! path (`Simulation::submit`), so a request behaves the same whoever sends it.
+//!
+//! Time is in picoseconds ([`SimTime`]) and addresses in 512-byte sectors throughout, as in
+//! the rest of the model. The host's requests go into the submission queues the config names
+//! as flows of `kind = "host"` (one named `host` when the config has no flow); flows of the
+//! other kinds keep generating their own requests beside them.
+
+use std::path::Path;
+
+use crate::config::Config;
+use crate::sim::{SimError, Simulation};
+use crate::stats::breakdown::Breakdown;
+use crate::stats::Results;
+use crate::time::SimTime;
+
+/// What a host request asks the device to do (NVMe I/O command set names in brackets).
+#[repr(u8)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Op {
+    /// Return `sectors` sectors from `start_sector` [Read].
+    Read = 0,
+    /// Store `sectors` sectors at `start_sector`, with the host's bytes if it gives them
+    /// [Write].
+    Write = 1,
+    /// Complete once every write completed before it is on flash: the write cache programs the
+    /// dirty data it holds [Flush].
+    Flush = 2,
+    /// The host no longer needs these sectors: whole logical pages in the range are unmapped
+    /// (GC stops moving them) and read back as zeros [Dataset Management, Deallocate].
+    Trim = 3,
+    /// Store zeros at these sectors, without moving data over the link [Write Zeroes].
+    WriteZeroes = 4,
+}
+
+impl Op {
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Read => "read",
+            Op::Write => "write",
+            Op::Flush => "flush",
+            Op::Trim => "trim",
+            Op::WriteZeroes => "write_zeroes",
+        }
+    }
+
+    /// Whether the request carries a sector range (all but a flush do).
+    pub fn has_range(self) -> bool {
+        self != Op::Flush
+    }
+}
+
+/// One request from the outside host.
+#[derive(Clone, Copy, Debug)]
+pub struct HostRequest<'a> {
+    /// The host's name for the request, given back in its completion.
+    pub id: u64,
+    /// Submission queue: index of a `kind = "host"` flow among the host queues (0 = first).
+    pub queue: u16,
+    pub op: Op,
+    /// First 512-byte sector (0 for a flush).
+    pub start_sector: u64,
+    /// Sectors (0 for a flush).
+    pub sectors: u32,
+    /// A write's bytes (`sectors` x 512): kept and returned by later reads. Needs
+    /// `[data] emulate`; without them a write stores the model's generated content.
+    pub data: Option<&'a [u8]>,
+}
+
+/// How a request ended.
+#[repr(u8)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    Success = 0,
+    /// The device cannot do this here: a trim under block, hybrid or super-page mapping or on
+    /// an Open-Channel device (NVMe: Invalid Command Opcode; the device advertises no
+    /// deallocate there).
+    Unsupported = 1,
+}
+
+/// A finished request.
+#[derive(Clone, Debug)]
+pub struct Completion {
+    pub id: u64,
+    pub queue: u16,
+    pub op: Op,
+    pub status: Status,
+    /// When it was submitted and when its completion entry reached the host, picoseconds.
+    pub submitted_ps: SimTime,
+    pub completed_ps: SimTime,
+    /// Where its time went (the steps of results.json `latency_breakdown`).
+    pub breakdown: Breakdown,
+    /// A read's bytes, when the device keeps data (`[data] emulate`).
+    pub data: Option<Vec<u8>>,
+}
+
+impl Completion {
+    pub fn latency_ps(&self) -> SimTime {
+        self.completed_ps - self.submitted_ps
+    }
+}
+
+/// Why a request was refused at submission (nothing was queued).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SubmitError {
+    #[error("queue {queue}: the device has {queues} host queue(s) (flows with kind = \"host\")")]
+    NoSuchQueue { queue: u16, queues: u16 },
+    #[error("a {op} needs at least one sector")]
+    NoSectors { op: &'static str },
+    #[error("a flush carries no sector range, got start_sector {start_sector} and {sectors} sectors")]
+    FlushWithRange { start_sector: u64, sectors: u32 },
+    #[error("sectors {start_sector}..{start_sector}+{sectors} are not within the device's {logical_sectors} sectors")]
+    OutOfRange { start_sector: u64, sectors: u32, logical_sectors: u64 },
+    #[error("a {sectors}-sector write carries {sectors} x 512 = {expected} bytes, got {given}")]
+    DataLength { sectors: u32, expected: u64, given: u64 },
+    #[error("only a write carries data, not a {op}")]
+    DataOnNonWrite { op: &'static str },
+    #[error("the write's data would be lost: the device keeps data only with [data] emulate = true")]
+    DataNotKept,
+    #[error("request id {id} is still in flight; ids must be unique among requests in flight")]
+    DuplicateId { id: u64 },
+}
+
+/// A device an outside host drives (see the module comment).
+pub struct Device {
+    sim: Simulation,
+}
+
+impl Device {
+    /// Builds the device `config` describes (preconditioned as it asks). A config without flows
+    /// gets one host queue named `host`. `base_dir` resolves relative paths (traces of the
+    /// device's own flows, `data.spill_dir`).
+    pub fn new(mut config: Config, base_dir: &Path) -> Result<Self, SimError> {
+        config.add_default_host_queue();
+        config.validate()?;
+        let echo = serde_json::to_value(&config).expect("config serialises");
+        let sim = Simulation::new_device(config, base_dir, echo)?;
+        Ok(Self { sim })
+    }
+
+    /// A device from TOML text.
+    pub fn from_toml_str(text: &str, base_dir: &Path) -> Result<Self, SimError> {
+        Self::new(Config::device_from_toml_str(text)?, base_dir)
+    }
+
+    /// Queues `request` at the device's current time ([`Self::now`]). It is fetched, served and
+    /// completed as simulated time advances.
+    pub fn submit(&mut self, request: &HostRequest<'_>) -> Result<(), SubmitError> {
+        self.sim.host_submit(request)
+    }
+
+    /// Simulated time, picoseconds.
+    pub fn now(&self) -> SimTime {
+        self.sim.simulated_time()
+    }
+
+    /// When the next event is due, or `None` when the device is idle (nothing in flight).
+    pub fn next_event_time(&self) -> Option<SimTime> {
+        self.sim.next_event_time()
+    }
+
+    /// Runs every event due at or before `time` and sets the clock to `time` (never past it;
+    /// a time before [`Self::now`] does nothing). Errors when the model cannot go on (a
+    /// worn-out device, a failing data spill file).
+    pub fn advance_to(&mut self, time: SimTime) -> Result<(), SimError> {
+        self.sim.advance_to(time)
+    }
+
+    /// Completions since the last call, in completion order.
+    pub fn completions(&mut self) -> std::vec::Drain<'_, Completion> {
+        self.sim.drain_host_completions()
+    }
+
+    /// Requests submitted and not yet completed.
+    pub fn in_flight(&self) -> usize {
+        self.sim.host_in_flight()
+    }
+
+    /// The results document so far (the same as a batch run's `results.json`).
+    pub fn results(&mut self) -> Results {
+        self.sim.flush_request_records();
+        self.sim.results()
+    }
+
+    /// The host queues, in submission-queue order: their flow names.
+    pub fn host_queues(&self) -> Vec<String> {
+        self.sim.host_queue_names()
+    }
+
+    /// Logical sectors the host may address.
+    pub fn logical_sectors(&self) -> u64 {
+        let g = self.sim.geometry();
+        g.logical_pages * g.sectors_per_page
+    }
+
+    /// Bytes of a logical page (the deallocation granularity of [`Op::Trim`]).
+    pub fn page_bytes(&self) -> u64 {
+        self.sim.geometry().sectors_per_page * crate::flash::SECTOR_BYTES
+    }
+
+    /// The model underneath (the invariant checks, `read_back`).
+    pub fn simulation(&mut self) -> &mut Simulation {
+        &mut self.sim
+    }
+}
