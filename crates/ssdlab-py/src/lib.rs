@@ -9,6 +9,8 @@ use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use ssdlab_core::config::mqsim;
+use ssdlab_core::device::{HostRequest, Op, Status};
+use ssdlab_core::stats::breakdown::Step;
 use ssdlab_core::{Config, Results, SimError};
 
 create_exception!(
@@ -131,6 +133,118 @@ impl Simulation {
     }
 }
 
+/// The device as a component (`ssdlab_core::device`): an outside host submits requests,
+/// advances simulated time and collects completions. Times are integer picoseconds, addresses
+/// 512-byte sectors. `ssdlab.Device` wraps it.
+#[pyclass(module = "ssdlab._core")]
+struct Device {
+    device: ssdlab_core::Device,
+}
+
+fn op_from_name(op: &str) -> PyResult<Op> {
+    Ok(match op {
+        "read" => Op::Read,
+        "write" => Op::Write,
+        "flush" => Op::Flush,
+        "trim" => Op::Trim,
+        "write_zeroes" => Op::WriteZeroes,
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "op: expected \"read\", \"write\", \"flush\", \"trim\" or \"write_zeroes\", got {op:?}"
+            )))
+        }
+    })
+}
+
+/// (id, queue, op, status, submitted_ps, completed_ps, breakdown in ps by step name, data).
+type CompletionTuple<'py> = (u64, u16, &'static str, &'static str, u64, u64, Vec<(&'static str, u64)>, Option<Bound<'py, PyBytes>>);
+
+#[pymethods]
+impl Device {
+    /// `config_json`: the configuration as JSON (a config without flows gets one host queue);
+    /// `base_dir` resolves relative paths. Built without the GIL (preconditioning takes time).
+    #[new]
+    fn new(py: Python<'_>, config_json: &str, base_dir: &str) -> PyResult<Self> {
+        let config = Config::device_from_json_str(config_json).map_err(|e| ConfigError::new_err(e.to_string()))?;
+        let base_dir = Path::new(base_dir).to_path_buf();
+        let device = py.detach(move || ssdlab_core::Device::new(config, &base_dir)).map_err(sim_error)?;
+        Ok(Self { device })
+    }
+
+    /// Queues a request at the current time; `ValueError` says why one is refused.
+    #[pyo3(signature = (id, queue, op, start_sector, sectors, data = None))]
+    fn submit(&mut self, id: u64, queue: u16, op: &str, start_sector: u64, sectors: u32, data: Option<&[u8]>) -> PyResult<()> {
+        let request = HostRequest { id, queue, op: op_from_name(op)?, start_sector, sectors, data };
+        self.device.submit(&request).map_err(|e| PyValueError::new_err(e.to_string()))
+    }
+
+    /// Runs every event due at or before `time_ps` (without the GIL), then sets the clock there.
+    fn advance_to(&mut self, py: Python<'_>, time_ps: u64) -> PyResult<()> {
+        let device = &mut self.device;
+        py.detach(move || device.advance_to(time_ps)).map_err(sim_error)
+    }
+
+    /// When the next event is due (picoseconds), or None when nothing is in flight.
+    fn next_event_time(&self) -> Option<u64> {
+        self.device.next_event_time()
+    }
+
+    /// Completions since the last call, as tuples (see `CompletionTuple`).
+    fn completions<'py>(&mut self, py: Python<'py>) -> Vec<CompletionTuple<'py>> {
+        self.device
+            .completions()
+            .map(|c| {
+                let steps = Step::ALL.iter().map(|&s| (s.name(), c.breakdown.get(s))).collect();
+                let status = match c.status {
+                    Status::Success => "success",
+                    Status::Unsupported => "unsupported",
+                };
+                let data = c.data.as_deref().map(|d| PyBytes::new(py, d));
+                (c.id, c.queue, c.op.name(), status, c.submitted_ps, c.completed_ps, steps, data)
+            })
+            .collect()
+    }
+
+    /// The results document so far, as JSON (the schema of results.json).
+    fn results_json(&mut self) -> PyResult<String> {
+        results_to_json(&self.device.results())
+    }
+
+    /// Checks the model's invariants now (see `Simulation.check_invariants`).
+    fn check_invariants(&mut self) -> PyResult<()> {
+        self.device
+            .simulation()
+            .check_state_invariants()
+            .map_err(|e| PyRuntimeError::new_err(format!("invariant broken: {e}")))
+    }
+
+    /// Simulated time, picoseconds.
+    #[getter]
+    fn now_ps(&self) -> u64 {
+        self.device.now()
+    }
+
+    #[getter]
+    fn in_flight(&self) -> usize {
+        self.device.in_flight()
+    }
+
+    #[getter]
+    fn host_queues(&self) -> Vec<String> {
+        self.device.host_queues()
+    }
+
+    #[getter]
+    fn logical_sectors(&self) -> u64 {
+        self.device.logical_sectors()
+    }
+
+    #[getter]
+    fn page_bytes(&self) -> u64 {
+        self.device.page_bytes()
+    }
+}
+
 /// The core's text summary of a results document given as JSON (e.g. a saved results.json).
 #[pyfunction]
 fn summary_table_from_json(results_json: &str) -> PyResult<String> {
@@ -189,6 +303,7 @@ fn version() -> &'static str {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add_class::<Simulation>()?;
+    m.add_class::<Device>()?;
     m.add("ConfigError", py.get_type::<ConfigError>())?;
     m.add("TraceError", py.get_type::<TraceError>())?;
     m.add_function(wrap_pyfunction!(summary_table_from_json, m)?)?;

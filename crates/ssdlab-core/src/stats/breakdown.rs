@@ -94,6 +94,12 @@ impl Breakdown {
     pub fn total(&self) -> u64 {
         self.0.iter().sum()
     }
+
+    /// Picoseconds spent in `step`.
+    #[inline]
+    pub fn get(&self, step: Step) -> u64 {
+        self.0[step as usize]
+    }
 }
 
 /// Sums of breakdowns over many requests.
