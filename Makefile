@@ -7,7 +7,7 @@ BIN      := $(VENV)/bin
 DEPS     := $(VENV)/.deps-installed
 CONFIG   ?= examples/mqsim-default.toml
 # Python sources to lint (folders that exist in this checkout).
-PY_DIRS  := $(wildcard python tests benches validation fuzz)
+PY_DIRS  := $(wildcard python tests benches validation fuzz scripts examples)
 export VIRTUAL_ENV := $(abspath $(VENV))
 export PATH := $(abspath $(BIN)):$(PATH)
 

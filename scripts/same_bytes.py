@@ -63,7 +63,9 @@ def cases(requests: int | None) -> list[Case]:
     for path in sorted((REPO / "examples").glob("sweep-*.toml")):
         sweep = load_sweep(path)
         for i, point in enumerate(sweep.points):
-            sets = tuple(f"{k}={json.dumps(v) if isinstance(v, str) else v}" for k, v in point.values.items())
+            sets = tuple(
+                f"{k}={json.dumps(v) if isinstance(v, str) else v}" for k, v in point.values.items()
+            )
             with path.open("rb") as f:
                 config = (sweep.base_dir / tomllib.load(f)["base"]).resolve()
             found.append(Case(f"{path.name}#{i}", config, sets + capped(config, requests)))
@@ -87,7 +89,9 @@ def run(case: Case, package_dir: Path, out: Path) -> tuple[int, str]:
     command = [sys.executable, "-m", "ssdlab", "run", str(case.config), "--out", str(out)]
     for s in case.overrides:
         command += ["--set", s]
-    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=3600, stdin=subprocess.DEVNULL)
+    done = subprocess.run(
+        command, env=env, capture_output=True, text=True, timeout=3600, stdin=subprocess.DEVNULL
+    )
     path = out / "results.json"
     if not path.exists():
         return done.returncode, ""
@@ -110,21 +114,34 @@ def compare(case: Case, before: Path, after: Path, scratch: Path) -> str | None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--before", type=Path, required=True, help="folder holding the old ssdlab package")
-    parser.add_argument("--after", type=Path, default=REPO / "python", help="folder holding the new one")
-    parser.add_argument("--requests", type=int, default=None, help="cap every flow at this many requests")
+    parser.add_argument(
+        "--before", type=Path, required=True, help="folder holding the old ssdlab package"
+    )
+    parser.add_argument(
+        "--after", type=Path, default=REPO / "python", help="folder holding the new one"
+    )
+    parser.add_argument(
+        "--requests", type=int, default=None, help="cap every flow at this many requests"
+    )
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--only", default="", help="run only cases whose name contains this")
     args = parser.parse_args()
     selected = [c for c in cases(args.requests) if args.only in c.name]
     failures = 0
-    with tempfile.TemporaryDirectory(prefix="same-bytes-") as scratch:
-        with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-            futures = {pool.submit(compare, c, args.before, args.after, Path(scratch)): c for c in selected}
-            for future in concurrent.futures.as_completed(futures):
-                case, problem = futures[future], future.result()
-                failures += problem is not None
-                print(f"{'DIFFERS' if problem else 'same   '} {case.name}" + (f": {problem}" if problem else ""))
+    with (
+        tempfile.TemporaryDirectory(prefix="same-bytes-") as scratch,
+        concurrent.futures.ThreadPoolExecutor(args.jobs) as pool,
+    ):
+        futures = {
+            pool.submit(compare, c, args.before, args.after, Path(scratch)): c for c in selected
+        }
+        for future in concurrent.futures.as_completed(futures):
+            case, problem = futures[future], future.result()
+            failures += problem is not None
+            print(
+                f"{'DIFFERS' if problem else 'same   '} {case.name}"
+                + (f": {problem}" if problem else "")
+            )
     print(f"{len(selected) - failures} of {len(selected)} cases give the same bytes")
     return 1 if failures else 0
 

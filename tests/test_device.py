@@ -142,7 +142,14 @@ def test_bad_device_configs_are_refused_by_name():
 
 def test_the_closed_loop_example_runs():
     done = subprocess.run(
-        [sys.executable, "examples/hosts/closed_loop_app.py", "--touches", "3000", "--threads", "4"],
+        [
+            sys.executable,
+            "examples/hosts/closed_loop_app.py",
+            "--touches",
+            "3000",
+            "--threads",
+            "4",
+        ],
         cwd=REPO_ROOT,
         capture_output=True,
         text=True,

@@ -25,13 +25,23 @@ PAGE_SECTORS = 8  # 4 KiB pages
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--config", default="examples/mqsim-default.toml", help="the device (its flows are replaced)")
+    parser.add_argument(
+        "--config",
+        default="examples/mqsim-default.toml",
+        help="the device (its flows are replaced)",
+    )
     parser.add_argument("--threads", type=int, default=8)
     parser.add_argument("--think-us", type=float, default=20.0)
     parser.add_argument("--touches", type=int, default=20_000, help="page touches in all")
-    parser.add_argument("--cache-pages", type=int, default=8192, help="pages the host's page cache holds")
-    parser.add_argument("--pages", type=int, default=1 << 16, help="pages the application addresses")
-    parser.add_argument("--write-every", type=int, default=4, help="every n-th touch dirties its page")
+    parser.add_argument(
+        "--cache-pages", type=int, default=8192, help="pages the host's page cache holds"
+    )
+    parser.add_argument(
+        "--pages", type=int, default=1 << 16, help="pages the application addresses"
+    )
+    parser.add_argument(
+        "--write-every", type=int, default=4, help="every n-th touch dirties its page"
+    )
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
 
@@ -95,10 +105,12 @@ def main() -> None:
     results = dev.results()
     seconds = dev.now_seconds
     print(f"{touches} touches by {args.threads} threads in {seconds * 1e3:.2f} ms simulated")
-    print(f"page cache: {hits / max(touches, 1):.1%} hits, {misses} reads from the device, {writebacks} write-backs")
+    hit_rate = hits / max(touches, 1)
+    print(f"page cache: {hit_rate:.1%} hits, {misses} device reads, {writebacks} write-backs")
     print(f"application: {touches / seconds:,.0f} touches/s")
     reads = results.device.reads
-    print(f"device reads: {reads.count}, mean {reads.latency_us.mean:.1f} us, p99 {reads.latency_us.p99:.1f} us")
+    latency = reads.latency_us
+    print(f"device reads: {reads.count}, mean {latency.mean:.1f} us, p99 {latency.p99:.1f} us")
 
 
 if __name__ == "__main__":

@@ -345,7 +345,7 @@ fn stepping_in_a_traces_requests_gives_the_batch_results() {
         t_us += 5 + (rng >> 60);
         let lba = (rng >> 20) % 40_000;
         let sectors = 1 + (rng >> 8) % 16;
-        let write = (rng >> 40) % 3 == 0;
+        let write = (rng >> 40).is_multiple_of(3);
         lines.push_str(&format!("{} 0 {} {} {}\n", t_us * 1000, lba, sectors, if write { 0 } else { 1 }));
         reqs.push((t_us * 1_000_000, write, lba, sectors as u32));
     }

@@ -157,7 +157,8 @@ fn op_from_name(op: &str) -> PyResult<Op> {
 }
 
 /// (id, queue, op, status, submitted_ps, completed_ps, breakdown in ps by step name, data).
-type CompletionTuple<'py> = (u64, u16, &'static str, &'static str, u64, u64, Vec<(&'static str, u64)>, Option<Bound<'py, PyBytes>>);
+type CompletionTuple<'py> =
+    (u64, u16, &'static str, &'static str, u64, u64, Vec<(&'static str, u64)>, Option<Bound<'py, PyBytes>>);
 
 #[pymethods]
 impl Device {
@@ -173,7 +174,15 @@ impl Device {
 
     /// Queues a request at the current time; `ValueError` says why one is refused.
     #[pyo3(signature = (id, queue, op, start_sector, sectors, data = None))]
-    fn submit(&mut self, id: u64, queue: u16, op: &str, start_sector: u64, sectors: u32, data: Option<&[u8]>) -> PyResult<()> {
+    fn submit(
+        &mut self,
+        id: u64,
+        queue: u16,
+        op: &str,
+        start_sector: u64,
+        sectors: u32,
+        data: Option<&[u8]>,
+    ) -> PyResult<()> {
         let request = HostRequest { id, queue, op: op_from_name(op)?, start_sector, sectors, data };
         self.device.submit(&request).map_err(|e| PyValueError::new_err(e.to_string()))
     }

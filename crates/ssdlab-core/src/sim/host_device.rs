@@ -144,7 +144,7 @@ impl Simulation {
                 self.service_die(die);
             }
             handled += 1;
-            if handled % 4096 == 0 {
+            if handled.is_multiple_of(4096) {
                 self.host_watchdog()?;
             }
         }

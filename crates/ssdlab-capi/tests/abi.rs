@@ -1,0 +1,92 @@
+//! The C ABI from Rust: errors come back as codes with a message (never a panic across the
+//! boundary), NULL pointers are refused, short buffers say what they need.
+
+use std::ffi::{CStr, CString};
+use std::ptr;
+
+use ssdlab::*;
+
+const CONFIG: &str = "[flash]\nchannels = 1\nchips_per_channel = 1\ndies_per_chip = 1\nplanes_per_die = 1\nblocks_per_plane = 32\npages_per_block = 16\npage_size = \"4KiB\"\n[ftl]\nover_provisioning = 0.2\n[data]\nemulate = true\n";
+
+fn last_error() -> String {
+    // SAFETY: ssdlab_last_error returns a valid NUL-terminated string.
+    unsafe { CStr::from_ptr(ssdlab_last_error()) }.to_string_lossy().into_owned()
+}
+
+fn open() -> *mut SsdlabDevice {
+    let text = CString::new(CONFIG).unwrap();
+    let mut dev = ptr::null_mut();
+    // SAFETY: valid strings and out pointer.
+    assert_eq!(
+        unsafe { ssdlab_device_new(text.as_ptr(), ptr::null(), &mut dev) },
+        SsdlabStatus::SsdlabOk,
+        "{}",
+        last_error()
+    );
+    dev
+}
+
+fn request(id: u64, op: u8, start_sector: u64, sectors: u32) -> SsdlabRequest {
+    SsdlabRequest { id, queue: 0, op, start_sector, sectors, data: ptr::null(), data_len: 0 }
+}
+
+#[test]
+fn null_pointers_and_bad_values_are_refused_with_a_message() {
+    let mut dev = ptr::null_mut();
+    // SAFETY: the calls are made to check NULL handling.
+    unsafe {
+        assert_eq!(ssdlab_device_new(ptr::null(), ptr::null(), &mut dev), SsdlabStatus::SsdlabInvalidArgument);
+        assert!(last_error().contains("config_toml is NULL"));
+        assert_eq!(ssdlab_submit(ptr::null_mut(), ptr::null()), SsdlabStatus::SsdlabInvalidArgument);
+        assert!(last_error().contains("device is NULL"));
+        assert_eq!(ssdlab_advance_to(ptr::null_mut(), 5), SsdlabStatus::SsdlabInvalidArgument);
+        assert_eq!(ssdlab_now_ps(ptr::null()), 0);
+        ssdlab_device_free(ptr::null_mut());
+    }
+    let bad = CString::new("[flash]\nchanels = 2\n").unwrap();
+    // SAFETY: valid string and out pointer.
+    assert_eq!(unsafe { ssdlab_device_new(bad.as_ptr(), ptr::null(), &mut dev) }, SsdlabStatus::SsdlabConfigError);
+    assert!(last_error().contains("chanels"), "{}", last_error());
+    let dev = open();
+    // SAFETY: a live device and valid requests.
+    unsafe {
+        assert_eq!(ssdlab_submit(dev, &request(1, 9, 0, 8)), SsdlabStatus::SsdlabInvalidArgument);
+        assert!(last_error().contains("op 9"), "{}", last_error());
+        assert_eq!(ssdlab_submit(dev, &request(1, 0, 0, 0)), SsdlabStatus::SsdlabRequestRefused);
+        assert!(last_error().contains("at least one sector"));
+        ssdlab_device_free(dev);
+    }
+}
+
+#[test]
+fn a_short_buffer_keeps_the_completion_and_says_what_it_needs() {
+    let dev = open();
+    let mut out = std::mem::MaybeUninit::<SsdlabCompletion>::uninit();
+    let mut small = [0u8; 512];
+    let mut big = vec![0u8; 4096];
+    // SAFETY: a live device, valid buffers.
+    unsafe {
+        assert_eq!(ssdlab_submit(dev, &request(7, SsdlabOp::SsdlabRead as u8, 0, 8)), SsdlabStatus::SsdlabOk);
+        let mut t = 0;
+        while ssdlab_next_event_time(dev, &mut t) == 1 {
+            assert_eq!(ssdlab_advance_to(dev, t), SsdlabStatus::SsdlabOk);
+        }
+        let r = ssdlab_poll_completion(dev, out.as_mut_ptr(), small.as_mut_ptr(), small.len());
+        assert_eq!(r, SsdlabStatus::SsdlabBufferTooSmall as i32);
+        assert_eq!(out.assume_init_ref().data_len, 4096);
+        assert_eq!(ssdlab_poll_completion(dev, out.as_mut_ptr(), big.as_mut_ptr(), big.len()), 1);
+        let c = out.assume_init_ref();
+        assert_eq!((c.id, c.op, c.status), (7, SsdlabOp::SsdlabRead as u8, 0));
+        assert!(
+            c.completed_ps > c.submitted_ps && c.breakdown_ps.iter().sum::<u64>() == c.completed_ps - c.submitted_ps
+        );
+        assert!(big.iter().all(|&b| b == 0), "never written: zeros");
+        assert_eq!(ssdlab_poll_completion(dev, out.as_mut_ptr(), big.as_mut_ptr(), big.len()), 0);
+        let mut needed = 0;
+        assert_eq!(ssdlab_results_json(dev, ptr::null_mut(), 0, &mut needed), SsdlabStatus::SsdlabBufferTooSmall);
+        let mut json = vec![0u8; needed];
+        assert_eq!(ssdlab_results_json(dev, json.as_mut_ptr().cast(), needed, &mut needed), SsdlabStatus::SsdlabOk);
+        assert!(CStr::from_bytes_with_nul(&json).unwrap().to_str().unwrap().contains("ssdlab.results/1"));
+        ssdlab_device_free(dev);
+    }
+}
