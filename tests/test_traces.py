@@ -52,10 +52,12 @@ def test_msr_flow_with_filters_converts_bytes_to_sectors():
     assert 0.4995 <= simulate(config).simulated_seconds < 0.51
 
 
-def test_skipped_records_are_counted_in_the_warnings():
+def test_trims_and_flushes_are_replayed_not_skipped():
     r = simulate(_trace_config(path=str(FIXTURES / "blkparse.txt"), device="8,0"))
-    assert "flow t: 1 trim (discard) records were skipped; the model has no trim" in r.warnings
-    assert "flow t: 1 records without data (flush, sync) were skipped" in r.warnings
+    assert not [w for w in r.warnings if "trim" in w or "flush" in w]
+    # A write, a flush, a trim and a read; only the write and the read move data.
+    assert r.flows[0].requests == 4
+    assert (r.flows[0].reads.count, r.flows[0].writes.count) == (1, 1)
 
 
 def test_malformed_line_names_file_line_and_layout(tmp_path):

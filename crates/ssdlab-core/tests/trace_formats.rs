@@ -10,7 +10,7 @@ use common::{repo_root, SMALL_DEVICE};
 use ssdlab_core::config::{BlkparseEvent, TraceFormat, TraceOps};
 use ssdlab_core::time::{PS_PER_MS, PS_PER_S, PS_PER_US};
 use ssdlab_core::workload::trace::{OpenError, TraceOptions, TraceReader};
-use ssdlab_core::workload::RequestSpec;
+use ssdlab_core::workload::{Op, RequestSpec};
 use ssdlab_core::{Config, SimError, Simulation};
 
 /// 512 GiB of sectors: every fixture address fits.
@@ -35,7 +35,16 @@ fn requests(name: &str, options: &TraceOptions) -> Vec<RequestSpec> {
 }
 
 fn req(arrival: u64, is_read: bool, start_sector: u64, sectors: u32) -> RequestSpec {
-    RequestSpec { arrival, is_read, start_sector, sectors }
+    RequestSpec { arrival, op: if is_read { Op::Read } else { Op::Write }, start_sector, sectors }
+}
+
+/// Trims and flushes are replayed as such (issue 13).
+fn trim(arrival: u64, start_sector: u64, sectors: u32) -> RequestSpec {
+    RequestSpec { arrival, op: Op::Trim, start_sector, sectors }
+}
+
+fn flush(arrival: u64) -> RequestSpec {
+    RequestSpec { arrival, op: Op::Flush, start_sector: 0, sectors: 0 }
 }
 
 /// A trace file in the temp folder, removed when dropped.
@@ -100,10 +109,12 @@ fn blkparse_replays_dispatches_by_default_and_skips_summaries() {
             // times relative to the first D event (5 us)
             req(0, false, 223490, 8),
             req(997 * PS_PER_US, true, 1000, 16),
+            flush(1_996 * PS_PER_US),
+            trim(2_996 * PS_PER_US, 5000, 64),
             req(3_998 * PS_PER_US, true, 4096, 32),
         ]
     );
-    assert_eq!((reader.skipped.flushes, reader.skipped.trims), (1, 1));
+    assert_eq!(reader.skipped.zero_size, 0);
 }
 
 #[test]
@@ -111,16 +122,23 @@ fn blkparse_can_replay_queue_events() {
     let options = TraceOptions { blkparse_event: Some(BlkparseEvent::Queue), ..options(TraceFormat::Blkparse) };
     assert_eq!(
         requests("blkparse.txt", &options),
-        [req(0, false, 223490, 8), req(PS_PER_MS, true, 1000, 16), req(4 * PS_PER_MS, true, 4096, 32)]
+        [
+            req(0, false, 223490, 8),
+            req(PS_PER_MS, true, 1000, 16),
+            flush(2 * PS_PER_MS),
+            trim(3 * PS_PER_MS, 5000, 64),
+            req(4 * PS_PER_MS, true, 4096, 32)
+        ]
     );
 }
 
 #[test]
 fn fio_v2_has_no_timestamps_only_waits() {
     let (reader, got) = read_all(&fixture("fio-v2.log"), &options(TraceFormat::Fio));
-    // write 0..4096 B, wait 500 us, read 8192..16384 B, trim and sync skipped, write 1 MiB + 512 B
-    assert_eq!(got, [req(0, false, 0, 8), req(500 * PS_PER_US, true, 16, 16), req(500 * PS_PER_US, false, 2048, 1)]);
-    assert_eq!((reader.skipped.trims, reader.skipped.flushes), (1, 1));
+    // write 0..4096 B, wait 500 us, read 8192..16384 B, trim 0..4096 B, sync, write 1 MiB + 512 B
+    let at = 500 * PS_PER_US;
+    assert_eq!(got, [req(0, false, 0, 8), req(at, true, 16, 16), trim(at, 0, 8), flush(at), req(at, false, 2048, 1)]);
+    assert_eq!(reader.skipped.zero_size, 0);
 }
 
 #[test]
@@ -129,15 +147,28 @@ fn fio_v2_requests_can_be_spaced_by_a_gap() {
     // The gap counts every request record (trim and sync too): the last write is the fifth.
     assert_eq!(
         requests("fio-v2.log", &options),
-        [req(0, false, 0, 8), req(510 * PS_PER_US, true, 16, 16), req(540 * PS_PER_US, false, 2048, 1)]
+        [
+            req(0, false, 0, 8),
+            req(510 * PS_PER_US, true, 16, 16),
+            trim(520 * PS_PER_US, 0, 8),
+            flush(530 * PS_PER_US),
+            req(540 * PS_PER_US, false, 2048, 1)
+        ]
     );
 }
 
 #[test]
 fn fio_v3_timestamps_are_microseconds() {
     let (reader, got) = read_all(&fixture("fio-v3.log"), &options(TraceFormat::Fio));
-    assert_eq!(got, [req(0, false, 8, 8), req(500 * PS_PER_US, true, 0, 128), req(2 * PS_PER_MS, false, 16, 8)]);
-    assert_eq!(reader.skipped.flushes, 1);
+    assert_eq!(
+        got,
+        [
+            req(0, false, 8, 8),
+            req(500 * PS_PER_US, true, 0, 128),
+            flush(1500 * PS_PER_US),
+            req(2 * PS_PER_MS, false, 16, 8)
+        ]
+    );
 }
 
 #[test]
@@ -361,12 +392,10 @@ fn a_trace_flow_runs_end_to_end_with_filters_and_reports_skips() {
     // device 8,0 dispatches: a 4 KiB write and a 16 KiB read-ahead
     assert_eq!((results.flows[0].reads.count, results.flows[0].writes.count), (1, 1));
     assert_eq!(results.flows[0].reads.bytes + results.flows[0].writes.bytes, 20 * 1024);
+    // The flush and the trim are replayed (not counted as reads or writes), and skip nothing.
     let warnings = &results.warnings;
-    assert!(
-        warnings.contains(&"flow blk: 1 trim (discard) records were skipped; the model has no trim".to_string()),
-        "{warnings:?}"
-    );
-    assert!(warnings.iter().any(|w| w.contains("1 records without data (flush, sync) were skipped")), "{warnings:?}");
+    assert!(warnings.iter().all(|w| !w.contains("trim") && !w.contains("flush")), "{warnings:?}");
+    assert_eq!(results.flows[0].requests, 4);
 }
 
 #[test]

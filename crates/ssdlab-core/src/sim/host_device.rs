@@ -37,6 +37,8 @@ pub(super) struct HostSide {
     unsupported: FxHashSet<u32>,
     /// Logical pages trims unmapped.
     pub(super) trimmed_pages: u64,
+    /// Trims the mapping could not serve (block, hybrid, super-page, Open-Channel).
+    refused_trims: u64,
 }
 
 impl HostSide {
@@ -100,7 +102,7 @@ impl Simulation {
         }
         let spec = RequestSpec {
             arrival: self.now(),
-            is_read: op == Op::Read,
+            op,
             // Addresses are the device's: a host queue's domain starts at sector 0.
             start_sector: request.start_sector - self.flows[flow as usize].domain_base_sector,
             sectors: request.sectors,
@@ -205,6 +207,20 @@ impl Simulation {
         });
     }
 
+    /// What results.json says about the host's commands.
+    pub(super) fn host_warnings(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.host.refused_trims > 0 {
+            out.push(format!(
+                "{} trims were not served: ftl.mapping = \"{}\"{} has no logical page to unmap (an outside host gets status unsupported)",
+                self.host.refused_trims,
+                crate::config::family_name(self.config.ftl.mapping),
+                if self.open_channel.is_some() { " behind an Open-Channel host FTL" } else { "" },
+            ));
+        }
+        out
+    }
+
     /// A flush or a trim is through the front end: serve it (reads and writes go on to the
     /// cache and the FTL). Returns false for those.
     pub(super) fn serve_host_command(&mut self, request: u32) -> bool {
@@ -229,7 +245,10 @@ impl Simulation {
     fn trim(&mut self, request: u32) {
         if self.family.is_some() || self.open_channel.is_some() {
             // Block, hybrid and super-page maps and a host FTL have no page to unmap.
-            self.host.unsupported.insert(request);
+            self.host.refused_trims += 1;
+            if self.host.is_host_flow(self.requests.get(request).flow) {
+                self.host.unsupported.insert(request);
+            }
             self.complete_now(request);
             return;
         }

@@ -73,14 +73,14 @@ impl Simulation {
     /// the one way requests enter the device, from the device's own flows and from an outside
     /// host alike. Returns the request's id.
     pub(super) fn submit(&mut self, f: usize, spec: RequestSpec) -> u32 {
-        self.submit_op(f, spec, if spec.is_read { Op::Read } else { Op::Write })
+        self.submit_op(f, spec, spec.op)
     }
 
     pub(super) fn submit_op(&mut self, f: usize, spec: RequestSpec, op: Op) -> u32 {
         let flow = &mut self.flows[f];
         let request = self.requests.insert(Request {
             flow: f as u16,
-            is_read: spec.is_read,
+            is_read: op == Op::Read,
             op,
             start_sector: flow.domain_base_sector + spec.start_sector,
             sectors: spec.sectors,

@@ -250,9 +250,13 @@ fn scan_trace(reader: &mut TraceReader, base: u64, spp: u64, planes: Vec<u32>) -
         first_arrival.get_or_insert(r.arrival);
         last_arrival = r.arrival;
         let start = base + r.start_sector;
+        // Trims and flushes put no data anywhere.
+        if !matches!(r.op, crate::device::Op::Read | crate::device::Op::Write) {
+            continue;
+        }
         for page in start / spp..(start + r.sectors as u64).div_ceil(spp) {
             touched.push(page);
-            if !r.is_read {
+            if !r.is_read() {
                 *written.entry(page).or_default() += 1;
                 write_pages += 1;
             }

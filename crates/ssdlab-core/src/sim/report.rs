@@ -263,6 +263,7 @@ impl Simulation {
     fn result_warnings(&self) -> Vec<String> {
         let mut warnings = self.warnings.clone();
         warnings.extend(self.data_warnings());
+        warnings.extend(self.host_warnings());
         let window = self.config.run.time_series_window.as_ref().map(|w| w.value);
         warnings.extend(self.series.warning(window));
         match &self.records {

@@ -4,15 +4,24 @@
 pub mod synthetic;
 pub mod trace;
 
+pub use crate::device::Op;
 use crate::time::SimTime;
 
-/// One host request as the workload issues it.
+/// One host request as the workload issues it: a read or a write (synthetic flows and traces),
+/// or a trim or flush a trace recorded (no sectors for a flush).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RequestSpec {
     pub arrival: SimTime,
-    pub is_read: bool,
+    pub op: Op,
     pub start_sector: u64,
     pub sectors: u32,
+}
+
+impl RequestSpec {
+    #[inline]
+    pub fn is_read(&self) -> bool {
+        self.op == Op::Read
+    }
 }
 
 /// An error found while reading a workload, with the place it was found.

@@ -1,6 +1,6 @@
 //! Synthetic request generator: read/write mix, request size, address pattern and arrival process.
 
-use super::RequestSpec;
+use super::{Op, RequestSpec};
 use crate::config::{AddressPattern, FlowConfig, RequestSize};
 use crate::engine::RandomStream;
 use crate::flash::SECTOR_BYTES;
@@ -183,6 +183,7 @@ impl Synthetic {
         if offset + sectors > self.ws_sectors {
             offset = (self.ws_sectors - sectors) / self.align_sectors * self.align_sectors;
         }
-        RequestSpec { arrival, is_read, start_sector: self.ws_start_sector + offset, sectors: sectors as u32 }
+        let op = if is_read { Op::Read } else { Op::Write };
+        RequestSpec { arrival, op, start_sector: self.ws_start_sector + offset, sectors: sectors as u32 }
     }
 }

@@ -49,7 +49,7 @@ pub use options::TraceOptions;
 use source::Source;
 use survey::Survey;
 
-use super::{RequestSpec, TraceError};
+use super::{Op as RequestOp, RequestSpec, TraceError};
 use crate::config::{BlkparseEvent, TraceFormat, TraceOps};
 use crate::time::SimTime;
 
@@ -224,10 +224,6 @@ pub enum OpenError {
 /// Records that were read but not replayed, by reason.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SkipCounts {
-    /// Trim, discard and secure-erase requests (the model has no trim).
-    pub trims: u64,
-    /// Requests without data (flush, sync, fdatasync).
-    pub flushes: u64,
     /// Reads and writes of zero bytes.
     pub zero_size: u64,
     /// Lines that are not records, passed over (blkparse's summaries).
@@ -559,32 +555,30 @@ impl TraceReader {
                 self.first.before_start += 1;
                 continue;
             }
-            let is_read = match op {
-                Op::Trim => {
-                    self.skipped.trims += 1;
-                    continue;
-                }
-                Op::Flush => {
-                    self.skipped.flushes += 1;
-                    continue;
-                }
-                Op::Read => true,
-                Op::Write => false,
+            // Trims and flushes are replayed as the commands they are (docs/traces.md).
+            let op = match op {
+                Op::Read => RequestOp::Read,
+                Op::Write => RequestOp::Write,
+                Op::Trim => RequestOp::Trim,
+                Op::Flush => RequestOp::Flush,
             };
             let wanted = match self.options.ops {
                 TraceOps::All => true,
-                TraceOps::Read => is_read,
-                TraceOps::Write => !is_read,
+                TraceOps::Read => op == RequestOp::Read,
+                TraceOps::Write => op == RequestOp::Write,
             };
             if !wanted {
                 self.first.filtered_ops += 1;
                 continue;
             }
+            if op == RequestOp::Flush {
+                return self.request(trace_time, early, op, 0, 0).map(Some);
+            }
             if sectors == 0 {
                 self.skipped.zero_size += 1;
                 continue;
             }
-            return self.request(trace_time, early, is_read, start_sector, sectors).map(Some);
+            return self.request(trace_time, early, op, start_sector, sectors).map(Some);
         }
         self.check_device_matched()?;
         Ok(None)
@@ -614,7 +608,7 @@ impl TraceReader {
         &mut self,
         trace_time: SimTime,
         early: bool,
-        is_read: bool,
+        op: RequestOp,
         start: u64,
         sectors: u64,
     ) -> Result<RequestSpec, TraceError> {
@@ -657,7 +651,7 @@ impl TraceReader {
             }
         }
         self.requests += 1;
-        Ok(RequestSpec { arrival, is_read, start_sector: start, sectors: sectors as u32 })
+        Ok(RequestSpec { arrival, op, start_sector: start, sectors: sectors as u32 })
     }
 
     /// At the end of the trace: a device filter that never matched is most likely a typo.
@@ -691,13 +685,7 @@ impl TraceReader {
                 self.reordered, self.first.reordered
             ));
         }
-        let SkipCounts { trims, flushes, zero_size, lines, other_events } = self.skipped;
-        if trims > 0 {
-            out.push(format!("flow {flow}: {trims} trim (discard) records were skipped; the model has no trim"));
-        }
-        if flushes > 0 {
-            out.push(format!("flow {flow}: {flushes} records without data (flush, sync) were skipped"));
-        }
+        let SkipCounts { zero_size, lines, other_events } = self.skipped;
         if zero_size > 0 {
             out.push(format!("flow {flow}: {zero_size} records of size zero were skipped"));
         }
