@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import ssdlab
+from ssdlab.api import fairness_metrics
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS_DIR = ROOT / "results" / "validation"
@@ -175,27 +176,23 @@ class FlowRun:
     cmt_miss_wait_us: float
 
 
-def slowdown(alone: FlowRun, shared: FlowRun) -> float:
-    return shared.mean_us / alone.mean_us
-
-
-def fairness(slowdowns: Sequence[float]) -> float:
-    return min(slowdowns) / max(slowdowns)
-
-
-def weighted_speedup(slowdowns: Sequence[float]) -> float:
-    return sum(1.0 / s for s in slowdowns)
-
-
 @dataclass
 class Interference:
-    """One shared run and the matching alone runs of its flows."""
+    """One shared run and the matching alone runs of its flows. Slowdown, fairness and weighted
+    speedup come from the one formula the API uses (`ssdlab.api.fairness_metrics`)."""
 
     shared: dict[str, FlowRun]
     alone: dict[str, FlowRun]
 
+    @property
+    def metrics(self) -> ssdlab.Fairness:
+        names = list(self.shared)
+        shared_rt = {n: self.shared[n].mean_us for n in names}
+        alone_rt = {n: self.alone[n].mean_us for n in names}
+        return fairness_metrics(names, shared_rt, alone_rt)[0]
+
     def slowdown(self, name: str) -> float:
-        return slowdown(self.alone[name], self.shared[name])
+        return self.metrics.slowdown[name]
 
     @property
     def slowdowns(self) -> list[float]:
@@ -203,11 +200,11 @@ class Interference:
 
     @property
     def fairness(self) -> float:
-        return fairness(self.slowdowns)
+        return self.metrics.fairness
 
     @property
     def weighted_speedup(self) -> float:
-        return weighted_speedup(self.slowdowns)
+        return self.metrics.weighted_speedup
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -257,49 +254,59 @@ def _simulate(key: str) -> tuple[dict[str, FlowRun], float, int]:
     return _flow_runs(results), results.wall_seconds, results.events
 
 
+def run_pool(
+    worker: Callable[[str], Any], keys: dict[str, str], describe: Callable[[str, Any], str]
+) -> dict[str, Any]:
+    """The one runner of the studies: `worker(key)` for every named key (config JSON text),
+    jobs() at a time in separate processes, printing `describe(name, result)` as each one
+    finishes and the total time at the end."""
+    out: dict[str, Any] = {}
+    start = time.perf_counter()
+    with ProcessPoolExecutor(max_workers=jobs()) as pool:
+        futures = {pool.submit(worker, key): name for name, key in keys.items()}
+        for future in as_completed(futures):
+            name = futures[future]
+            out[name] = result = future.result()
+            text = describe(name, result)
+            print(f"  [{len(out)}/{len(keys)}] {text}", file=sys.stderr, flush=True)
+    print(f"  {len(keys)} runs in {time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
+    return out
+
+
 def run_named(
     run_one: Callable[[str], dict[str, Any]],
     configs: dict[str, dict[str, Any]],
     describe: Callable[[dict[str, Any]], str],
 ) -> dict[str, dict[str, Any]]:
-    """Runs `run_one` on every named config (as sorted JSON text), jobs() at a time in separate
-    processes, printing `describe(result)` (or the error it returned) as each one finishes."""
-    out: dict[str, dict[str, Any]] = {}
-    start = time.perf_counter()
-    with ProcessPoolExecutor(max_workers=jobs()) as pool:
-        futures = {
-            pool.submit(run_one, json.dumps(c, sort_keys=True)): name for name, c in configs.items()
-        }
-        for future in as_completed(futures):
-            name = futures[future]
-            out[name] = result = future.result()
-            text = f"FAILED {result['error'][:160]}" if "error" in result else describe(result)
-            print(f"  [{len(out)}/{len(configs)}] {name}: {text}", file=sys.stderr, flush=True)
-    print(f"  {len(configs)} runs in {time.perf_counter() - start:.1f} s", file=sys.stderr)
-    return out
+    """Runs `run_one` on every named config (as sorted JSON text) with `run_pool`, printing
+    `describe(result)` (or the error it returned) as each one finishes."""
+
+    def line(name: str, result: dict[str, Any]) -> str:
+        text = f"FAILED {result['error'][:160]}" if "error" in result else describe(result)
+        return f"{name}: {text}"
+
+    keys = {name: json.dumps(c, sort_keys=True) for name, c in configs.items()}
+    return run_pool(run_one, keys, line)
+
+
+def _unique_runs(
+    worker: Callable[[str], Any], configs: Sequence[dict[str, Any]], describe: Callable[[Any], str]
+) -> list[Any]:
+    """`worker` on every config, identical ones once, in the configs' order."""
+    keys = [json.dumps(c, sort_keys=True) for c in configs]
+    unique = {key: key for key in dict.fromkeys(keys)}
+    measured = run_pool(worker, unique, lambda _, result: describe(result))
+    return [measured[k] for k in keys]
 
 
 def run_all(configs: Sequence[dict[str, Any]], label: str = "") -> list[dict[str, FlowRun]]:
     """Simulates every config (identical ones once), a few at a time, reporting progress."""
-    keys = [json.dumps(c, sort_keys=True) for c in configs]
-    unique = list(dict.fromkeys(keys))
-    start = time.perf_counter()
-    measured: dict[str, dict[str, FlowRun]] = {}
-    with ProcessPoolExecutor(max_workers=jobs()) as pool:
-        futures = {pool.submit(_simulate, key): key for key in unique}
-        for future in as_completed(futures):
-            key = futures[future]
-            runs, wall, events = future.result()
-            measured[key] = runs
-            print(
-                f"  [{len(measured)}/{len(unique)}] {label}{'+'.join(runs)}: "
-                f"{wall:.1f} s wall, {events:,} events",
-                file=sys.stderr,
-                flush=True,
-            )
-    elapsed = time.perf_counter() - start
-    print(f"  {len(unique)} runs in {elapsed:.1f} s", file=sys.stderr, flush=True)
-    return [measured[k] for k in keys]
+
+    def describe(result: tuple[dict[str, FlowRun], float, int]) -> str:
+        runs, wall, events = result
+        return f"{label}{'+'.join(runs)}: {wall:.1f} s wall, {events:,} events"
+
+    return [runs for runs, _, _ in _unique_runs(_simulate, configs, describe)]
 
 
 def interference(
@@ -499,25 +506,17 @@ def run_all_writes(
     configs: Sequence[dict[str, Any]], label: str = ""
 ) -> list[tuple[dict[str, FlowRun], CacheRun]]:
     """`run_all` for write flows: every config (identical ones once), with its cache activity."""
-    keys = [json.dumps(c, sort_keys=True) for c in configs]
-    unique = list(dict.fromkeys(keys))
-    start = time.perf_counter()
-    measured: dict[str, tuple[dict[str, FlowRun], CacheRun]] = {}
-    with ProcessPoolExecutor(max_workers=jobs()) as pool:
-        futures = {pool.submit(_simulate_writes, key): key for key in unique}
-        for future in as_completed(futures):
-            key = futures[future]
-            runs, cache, wall, events = future.result()
-            measured[key] = (runs, cache)
-            print(
-                f"  [{len(measured)}/{len(unique)}] {label}{'+'.join(runs)}: "
-                f"{wall:.1f} s wall, {events:,} events, {cache.writes_waited:,} writes waited",
-                file=sys.stderr,
-                flush=True,
-            )
-    elapsed = time.perf_counter() - start
-    print(f"  {len(unique)} runs in {elapsed:.1f} s", file=sys.stderr, flush=True)
-    return [measured[k] for k in keys]
+
+    def describe(result: tuple[dict[str, FlowRun], CacheRun, float, int]) -> str:
+        runs, cache, wall, events = result
+        return (
+            f"{label}{'+'.join(runs)}: {wall:.1f} s wall, {events:,} events, "
+            f"{cache.writes_waited:,} writes waited"
+        )
+
+    return [
+        (runs, cache) for runs, cache, _, _ in _unique_runs(_simulate_writes, configs, describe)
+    ]
 
 
 def write_interference(

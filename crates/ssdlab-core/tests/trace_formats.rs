@@ -159,7 +159,7 @@ fn fio_v2_requests_can_be_spaced_by_a_gap() {
 
 #[test]
 fn fio_v3_timestamps_are_microseconds() {
-    let (reader, got) = read_all(&fixture("fio-v3.log"), &options(TraceFormat::Fio));
+    let (_, got) = read_all(&fixture("fio-v3.log"), &options(TraceFormat::Fio));
     assert_eq!(
         got,
         [

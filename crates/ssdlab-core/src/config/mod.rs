@@ -17,7 +17,9 @@ mod limits;
 mod mapping;
 mod memory;
 pub mod mqsim;
+mod power;
 mod precondition;
+mod records;
 mod schema;
 mod strict;
 mod units;
@@ -32,7 +34,9 @@ pub use host_ocssd::{GcCopy, HostPlacement, OpenChannelConfig};
 pub use host_ufs::{RateSeries, UfsConfig};
 pub use mapping::{family_name, MappingFamily, SuperPageUpdate, DEFAULT_LOG_BLOCKS_PER_DATA_BLOCK};
 pub use memory::{default_limit as default_memory_limit, MemoryLimit};
+pub use power::PowerConfig;
 pub use precondition::{FillLayout, PreconditionConfig, PreconditionMode, DEFAULT_DRIVE_WRITES};
+pub use records::RequestRecords;
 pub use schema::json_schema;
 pub use units::{Bandwidth, Duration, Frequency, Rate, Size, TransferRate};
 pub use validate::validate;
@@ -79,7 +83,7 @@ pub struct Config {
     pub run: RunConfig,
     /// Energy and power model (off by default).
     #[serde(default)]
-    pub power: crate::power::PowerConfig,
+    pub power: PowerConfig,
     /// Firmware on the controller's embedded cores (off by default).
     #[serde(default)]
     pub firmware: firmware::FirmwareConfig,
@@ -802,8 +806,8 @@ pub struct RunConfig {
     pub time_series_window: Option<Duration>,
     /// Per-request records: `"none"` (default), `"all"`, or a fraction in (0, 1] of each flow's
     /// requests, sampled deterministically from the seed.
-    #[serde(default, skip_serializing_if = "crate::stats::RequestRecords::is_none")]
-    pub request_records: crate::stats::RequestRecords,
+    #[serde(default, skip_serializing_if = "RequestRecords::is_none")]
+    pub request_records: RequestRecords,
     /// Refuse to start a run whose estimated memory exceeds this (a size, or `"unlimited"`).
     /// Default: 3/4 of the machine's physical memory (8 GiB where it cannot be read). See
     /// docs/limits.md.

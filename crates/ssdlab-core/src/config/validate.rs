@@ -102,7 +102,7 @@ pub fn validate(config: &Config) -> Result<(), ConfigError> {
     if config.run.time_series_window.as_ref().is_some_and(|t| t.value < crate::time::PS_PER_NS) {
         return Err(ConfigError::new("run.time_series_window", "must be at least 1ns"));
     }
-    if let crate::stats::RequestRecords::Fraction(f) = config.run.request_records {
+    if let RequestRecords::Fraction(f) = config.run.request_records {
         if !(f > 0.0 && f <= 1.0) {
             return Err(ConfigError::new(
                 "run.request_records",
@@ -251,11 +251,11 @@ fn validate_ftl(config: &Config) -> Result<(), ConfigError> {
     if geometry.logical_pages == 0 {
         return Err(ConfigError::new("ftl.over_provisioning", "leaves no logical pages for the host"));
     }
-    let reserve = geometry.gc_threshold_blocks(ftl.gc_threshold) as u64 + 2;
-    let usable = (geometry.blocks_per_plane as u64).saturating_sub(reserve) * geometry.pages_per_block as u64;
+    let reserve = geometry.held_back_blocks(ftl.gc_threshold) as u64;
+    let usable = geometry.usable_pages_per_plane(ftl.gc_threshold);
     if geometry.max_mapped_pages_per_plane() > usable {
         // Blame the GC threshold if the smallest threshold (2 blocks) would have fitted.
-        let usable_at_min = (geometry.blocks_per_plane as u64).saturating_sub(4) * geometry.pages_per_block as u64;
+        let usable_at_min = geometry.usable_pages_per_plane(0.0);
         if geometry.max_mapped_pages_per_plane() <= usable_at_min {
             return Err(ConfigError::new(
                 "ftl.gc_threshold",

@@ -15,7 +15,6 @@
 use serde::{Deserialize, Serialize};
 
 use super::BankedDram;
-use crate::config::ConfigError;
 use crate::power::PowerConfig;
 use crate::time::{ps_to_seconds, SimTime};
 
@@ -86,25 +85,5 @@ impl PowerConfig {
     /// series counts as static DRAM power, and what the banked model's mean power replaces.
     pub fn serial_dram_static_watts(&self) -> f64 {
         self.dram_volts * self.dram_devices as f64 * (self.dram_standby_ma + self.dram_refresh_ma) / 1e3
-    }
-
-    /// The banked model charges IDD4R, IDD4W and IDD5B above IDD3N: none may be below it.
-    pub(crate) fn validate_dram_currents(&self) -> Result<(), ConfigError> {
-        for (field, value) in [
-            ("dram_idd4r_ma", self.dram_idd4r_ma),
-            ("dram_idd4w_ma", self.dram_idd4w_ma),
-            ("dram_idd5b_ma", self.dram_idd5b_ma),
-        ] {
-            if value < self.dram_idd3n_ma {
-                return Err(ConfigError::new(
-                    format!("power.{field}"),
-                    format!(
-                        "must be at least power.dram_idd3n_ma ({}): it is charged above the active-standby current, got {value}",
-                        self.dram_idd3n_ma
-                    ),
-                ));
-            }
-        }
-        Ok(())
     }
 }

@@ -207,6 +207,19 @@ impl Geometry {
     pub fn gc_threshold_blocks(&self, gc_threshold: f64) -> u32 {
         ((gc_threshold * self.blocks_per_plane as f64).ceil() as u32).max(2)
     }
+
+    /// Blocks of a plane that cannot hold the host's data at rest: the GC reserve and the two
+    /// open blocks (user and GC write frontiers). The one home of this figure (the config
+    /// check of `ftl.over_provisioning` and the per-flow domains' space check both use it).
+    pub fn held_back_blocks(&self, gc_threshold: f64) -> u32 {
+        self.gc_threshold_blocks(gc_threshold) + 2
+    }
+
+    /// Pages of a plane that can hold mapped data beside [`Self::held_back_blocks`].
+    pub fn usable_pages_per_plane(&self, gc_threshold: f64) -> u64 {
+        (self.blocks_per_plane as u64).saturating_sub(self.held_back_blocks(gc_threshold) as u64)
+            * self.pages_per_block as u64
+    }
 }
 
 /// Parses an allocation order such as "CWDP" into levels, fastest first.

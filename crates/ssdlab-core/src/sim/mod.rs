@@ -616,8 +616,7 @@ fn check_partition_space(
             load[p] += placement.domain_pages() as f64 * n as f64 / stripe.len() as f64;
         }
     }
-    let reserve = geometry.gc_threshold_blocks(config.ftl.gc_threshold) as u64 + 2;
-    let usable = (geometry.blocks_per_plane as u64).saturating_sub(reserve) * geometry.pages_per_block as u64;
+    let usable = geometry.usable_pages_per_plane(config.ftl.gc_threshold);
     if let Some((plane, pages)) = load.iter().enumerate().find(|(_, &l)| l > usable as f64) {
         return Err(ConfigError::new(
             "ftl.address_domains",
