@@ -157,3 +157,18 @@ def test_the_closed_loop_example_runs():
     )
     assert done.returncode == 0, done.stderr
     assert "3000 touches by 4 threads" in done.stdout and "page cache:" in done.stdout
+
+
+def test_a_persisted_device_reopens_with_its_contents(tmp_path):
+    config = {**SMALL, "data": {"emulate": True, "backing_file": "disk.img"}}
+    dev = ssdlab.Device(config, base_dir=tmp_path)
+    payload = bytes(range(256)) * 16
+    dev.submit("write", 800, 8, data=payload)
+    dev.run_until_idle()
+    assert dev.persist() == tmp_path / "disk.img"
+    again = ssdlab.Device(config, base_dir=tmp_path)
+    again.submit("read", 800, 8)
+    again.run_until_idle()
+    assert again.completions()[0].data == payload
+    with pytest.raises(OSError, match="backing_file is not set"):
+        ssdlab.Device(SMALL).persist()

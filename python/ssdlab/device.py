@@ -133,6 +133,12 @@ class Device:
         """The results so far: the document a batch run writes to results.json."""
         return Results.from_json(self._device.results_json())
 
+    def persist(self) -> Path:
+        """Writes the device's logical contents to ``data.backing_file`` (replacing the file once
+        complete); a Device built later from the same config starts with them. OSError when the
+        config names no backing file or the file cannot be written."""
+        return Path(self._device.persist())
+
     def check_invariants(self) -> None:
         self._device.check_invariants()
 

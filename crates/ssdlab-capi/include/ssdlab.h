@@ -209,6 +209,16 @@ int32_t ssdlab_poll_completion(struct SsdlabDevice *device,
                                size_t data_capacity);
 
 /**
+ * Writes the device's logical contents to the config's `data.backing_file` (a new file that
+ * replaces the old one once complete); a device created later from the same config starts
+ * with them.
+ *
+ * # Safety
+ * `device` is from `ssdlab_device_new`.
+ */
+enum SsdlabStatus ssdlab_device_persist(struct SsdlabDevice *device);
+
+/**
  * Logical 512-byte sectors the host may address (0 for NULL).
  *
  * # Safety

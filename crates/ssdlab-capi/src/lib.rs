@@ -388,6 +388,27 @@ pub unsafe extern "C" fn ssdlab_poll_completion(
     })
 }
 
+/// Writes the device's logical contents to the config's `data.backing_file` (a new file that
+/// replaces the old one once complete); a device created later from the same config starts
+/// with them.
+///
+/// # Safety
+/// `device` is from `ssdlab_device_new`.
+#[no_mangle]
+pub unsafe extern "C" fn ssdlab_device_persist(device: *mut SsdlabDevice) -> SsdlabStatus {
+    guarded(device, || {
+        // SAFETY: per the function's contract.
+        let d = match unsafe { device_mut(device) } {
+            Ok(d) => d,
+            Err(status) => return status,
+        };
+        match d.device.persist() {
+            Ok(_) => SsdlabStatus::SsdlabOk,
+            Err(e) => fail(SsdlabStatus::SsdlabDeviceFailed, e),
+        }
+    })
+}
+
 /// Logical 512-byte sectors the host may address (0 for NULL).
 ///
 /// # Safety

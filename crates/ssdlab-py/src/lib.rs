@@ -219,6 +219,11 @@ impl Device {
         results_to_json(&self.device.results())
     }
 
+    /// Writes the logical contents to `data.backing_file`; returns its path.
+    fn persist(&mut self) -> PyResult<String> {
+        self.device.persist().map(|p| p.display().to_string()).map_err(PyOSError::new_err)
+    }
+
     /// Checks the model's invariants now (see `Simulation.check_invariants`).
     fn check_invariants(&mut self) -> PyResult<()> {
         self.device

@@ -25,11 +25,17 @@ pub struct DataConfig {
     /// folder (`TMPDIR`, or /tmp), fine unless that is a RAM disk or too small for the pages
     /// written beyond `memory_limit`.
     pub spill_dir: Option<String>,
+    /// A file holding the device's logical contents (an image of its sectors, relative to the
+    /// config file's folder): a device built with it starts with the file's data mapped and
+    /// stored (a missing file is an empty device), and `Device::persist` (`ssdlab.Device.persist`,
+    /// `ssdlab_device_persist`) writes the contents back, so a device can be reopened with its
+    /// data (docs/embedding.md). Needs `emulate` and page mapping.
+    pub backing_file: Option<String>,
 }
 
 impl Default for DataConfig {
     fn default() -> Self {
-        Self { emulate: false, memory_limit: Size::lit("256MiB"), spill_dir: None }
+        Self { emulate: false, memory_limit: Size::lit("256MiB"), spill_dir: None, backing_file: None }
     }
 }
 
@@ -41,6 +47,17 @@ impl DataConfig {
                 "data.spill_dir",
                 "must name a folder (leave it out for the system's temporary folder)",
             ));
+        }
+        if let Some(file) = &self.backing_file {
+            if file.trim().is_empty() {
+                return Err(ConfigError::new("data.backing_file", "must name a file"));
+            }
+            if !self.emulate {
+                return Err(ConfigError::new(
+                    "data.backing_file",
+                    "needs data.emulate = true: without it the device keeps no bytes to persist",
+                ));
+            }
         }
         if !self.emulate {
             return Ok(());

@@ -91,6 +91,14 @@ pub fn validate(config: &Config) -> Result<(), ConfigError> {
     config.firmware.validate()?;
     config.dram.validate(&config.cache)?;
     config.data.validate(config.flash.page_size.value)?;
+    if config.data.backing_file.is_some()
+        && (config.ftl.mapping != MappingFamily::Page || config.host.interface == HostInterface::OpenChannel)
+    {
+        return Err(ConfigError::new(
+            "data.backing_file",
+            "needs page mapping on a device FTL (ftl.mapping = \"page\", not an Open-Channel host FTL): the image is loaded into the page map",
+        ));
+    }
     if config.run.stall_timeout.as_ref().is_some_and(|t| t.value == 0) {
         return Err(ConfigError::new("run.stall_timeout", "must be greater than zero"));
     }

@@ -206,6 +206,12 @@ impl DataEmulation {
         self.requests[request as usize] = data;
     }
 
+    /// Page `lpa` starts with `bytes` (a whole page from a backing file) at physical page `ppa`.
+    pub fn load_page(&mut self, lpa: u32, ppa: u32, bytes: &[u8]) {
+        self.store.write(ppa as u64, bytes);
+        self.shadow.mark_unchecked(lpa);
+    }
+
     /// An outside host's write `request` carries these bytes (its sectors x 512).
     pub fn set_host_bytes(&mut self, request: u32, bytes: &[u8]) {
         self.requests[request as usize].content = Content::Host;

@@ -120,6 +120,13 @@ impl Shadow {
         }
     }
 
+    /// Page `lpa` holds bytes the checks cannot regenerate (loaded from a backing file): its
+    /// sectors are not checked until the host writes them.
+    pub fn mark_unchecked(&mut self, lpa: u32) {
+        let spp = self.sectors_per_page as usize;
+        self.set(lpa, 0..spp, AMBIGUOUS);
+    }
+
     /// The clock a read submitted now compares against.
     pub fn now(&self) -> u64 {
         self.clock

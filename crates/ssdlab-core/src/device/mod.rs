@@ -201,6 +201,13 @@ impl Device {
         self.sim.geometry().sectors_per_page * crate::flash::SECTOR_BYTES
     }
 
+    /// Writes the device's logical contents to `data.backing_file` (a new file replaces the old
+    /// one once complete); a device built later from the same config starts with them.
+    /// Returns the file's path.
+    pub fn persist(&mut self) -> Result<std::path::PathBuf, String> {
+        self.sim.persist_backing_file()
+    }
+
     /// The model underneath (the invariant checks, `read_back`).
     pub fn simulation(&mut self) -> &mut Simulation {
         &mut self.sim

@@ -7,6 +7,7 @@
 //! out -> PCIe data -> completion entry. `host_path.rs` has the host half, `flash_path.rs` the
 //! FTL and flash half.
 
+mod backing_file;
 mod cache_path;
 mod data_path;
 mod dram_path;
@@ -242,6 +243,8 @@ pub struct Simulation {
     data: Option<Box<crate::data::DataEmulation>>,
     /// What an outside host's requests need (`crate::device`; see `host_device`).
     host: host_device::HostSide,
+    /// `data.backing_file`, resolved against the config's folder.
+    backing_file: Option<std::path::PathBuf>,
 }
 
 impl Simulation {
@@ -347,6 +350,7 @@ impl Simulation {
             precondition_summary: Default::default(),
             data: None,
             host: Default::default(),
+            backing_file: config.data.backing_file.as_ref().map(|f| base_dir.join(f)),
             ftl,
             config,
             config_echo,
@@ -354,6 +358,7 @@ impl Simulation {
         sim.precondition(base_dir, fill_seconds)?;
         sim.start_open_channel();
         sim.data = data_path::build(&sim.config, &sim.ftl.geometry, base_dir, sim.cache.partitions().len())?;
+        sim.load_backing_file()?;
         sim.start_flows()?;
         sim.setup_wall = setup_started.elapsed();
         Ok(sim)
