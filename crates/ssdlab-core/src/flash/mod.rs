@@ -1,5 +1,6 @@
 //! The flash back end: geometry, cell timing and the channel / die state machines.
 
+pub mod backend;
 pub mod geometry;
 pub mod timing;
 

@@ -54,7 +54,7 @@ impl Simulation {
         let t = *self.txns.get(id);
         let crosses_channel = match t.kind {
             TxnKind::UserRead | TxnKind::RmwRead | TxnKind::MappingRead => true,
-            TxnKind::GcRead => !self.copyback,
+            TxnKind::GcRead => !self.backend.copyback,
             _ => false,
         };
         if !crosses_channel {
@@ -73,8 +73,8 @@ impl Simulation {
 
     /// The die's program batch takes its pages' data from the buffers into the channel.
     pub(super) fn buffer_page_out(&mut self, die: u32) {
-        let batch = self.dies[die as usize].batch;
-        debug_assert!(batch.class.is_write() && !(self.copyback && batch.class == Class::GcWrite));
+        let batch = self.backend.dies[die as usize].batch;
+        debug_assert!(batch.class.is_write() && !(self.backend.copyback && batch.class == Class::GcWrite));
         let now = self.now();
         for &id in batch.ids() {
             let t = self.txns.get(id);

@@ -1,9 +1,10 @@
 //! The FTL and flash half of a request's life: splitting into page transactions, translation and
 //! allocation, garbage collection, and the die / channel timeline of each flash command.
 
-use super::{DieState, Event, Simulation};
+use super::{Event, Simulation};
 use crate::cache::Lookup;
 use crate::config::{CacheMode, Priority, Scheduling};
+use crate::flash::backend::DieState;
 use crate::flash::SECTOR_BYTES;
 use crate::ftl::blocks::Stream;
 use crate::ftl::mapping::UNMAPPED;
@@ -242,14 +243,14 @@ impl Simulation {
 
     /// Starts the die's next batch if it is idle and has work.
     pub(super) fn service_die(&mut self, die: u32) {
-        if self.dies[die as usize].busy || self.blocked_by_fifo(die) {
+        if self.backend.dies[die as usize].busy || self.blocked_by_fifo(die) {
             return;
         }
         let g = &self.ftl.geometry;
         let first_plane = die * g.planes_per_die;
         let urgent = (first_plane..first_plane + g.planes_per_die).any(|p| self.ftl.gc_is_urgent(p));
         let order = if urgent { &Class::ORDER } else { &Class::PREEMPTIBLE_GC_ORDER };
-        let reads_only = self.dies[die as usize].suspended.is_some();
+        let reads_only = self.backend.dies[die as usize].suspended.is_some();
         let Some(batch) = self.tsu.next_batch(die, &self.txns, order, reads_only, &self.flow_last_served) else {
             return;
         };
@@ -265,13 +266,13 @@ impl Simulation {
                 self.spent[id as usize].add(Step::ChipQueueWait, now - queued_at);
             }
         }
-        let d = &mut self.dies[die as usize];
+        let d = &mut self.backend.dies[die as usize];
         d.busy = true;
         d.batch = batch;
         d.picked_at = now;
         d.cell_start = SimTime::MAX;
         if batch.count > 1 {
-            self.counters.multiplane += 1;
+            self.backend.counters.multiplane += 1;
         }
         if let Some(fw) = &mut self.firmware {
             let done = fw.run(crate::config::firmware::FirmwareStep::Fil, now, batch.count as u64);
@@ -279,18 +280,18 @@ impl Simulation {
             return;
         }
         let per_txn = match batch.class {
-            c if c.is_read() => self.dispatch_ps[0],
-            c if c.is_write() => self.dispatch_ps[1],
-            _ => self.dispatch_ps[2],
+            c if c.is_read() => self.backend.dispatch_ps[0],
+            c if c.is_write() => self.backend.dispatch_ps[1],
+            _ => self.backend.dispatch_ps[2],
         };
         if per_txn == 0 {
             self.begin_flash_operation(die);
         } else {
             // The controller dispatches one transaction at a time, for all dies.
-            let start = self.now().max(self.dispatch_free_at);
-            self.dispatch_free_at = start + per_txn * batch.count as u64;
-            self.counters.dispatch_ps += per_txn * batch.count as u64;
-            self.queue.schedule(self.dispatch_free_at, Event::DispatchDone { die });
+            let start = self.now().max(self.backend.dispatch_free_at);
+            self.backend.dispatch_free_at = start + per_txn * batch.count as u64;
+            self.backend.counters.dispatch_ps += per_txn * batch.count as u64;
+            self.queue.schedule(self.backend.dispatch_free_at, Event::DispatchDone { die });
         }
     }
 
@@ -299,7 +300,7 @@ impl Simulation {
     fn blocked_by_fifo(&self, die: u32) -> bool {
         // A die with a suspended program or erase serves its reads out of order (that is what
         // suspension is for): it neither waits for nor holds up the other dies.
-        if self.tsu.policy() != Scheduling::Fifo || self.dies[die as usize].suspended.is_some() {
+        if self.tsu.policy() != Scheduling::Fifo || self.backend.dies[die as usize].suspended.is_some() {
             return false;
         }
         let Some(mine) = self.tsu.oldest_waiting(die, &self.txns) else { return false };
@@ -307,7 +308,7 @@ impl Simulation {
         let first = g.chip_of_die(die) * g.dies_per_chip;
         (first..first + g.dies_per_chip).any(|d| {
             d != die
-                && self.dies[d as usize].suspended.is_none()
+                && self.backend.dies[d as usize].suspended.is_none()
                 && self.tsu.oldest_waiting(d, &self.txns).is_some_and(|s| s < mine)
         })
     }
@@ -316,17 +317,15 @@ impl Simulation {
     #[inline]
     fn use_channel(&mut self, die: u32, duration: u64) -> SimTime {
         let channel = self.ftl.geometry.channel_of_chip(self.ftl.geometry.chip_of_die(die)) as usize;
-        let start = self.now().max(self.channel_free_at[channel]);
-        self.channel_free_at[channel] = start + duration;
-        self.channel_busy_ps[channel] += duration;
-        start
+        let now = self.now();
+        self.backend.use_channel(channel, now, duration)
     }
 
     /// Adds the same times to steps of every transaction of the die's batch (all of an
     /// operation's steps in one pass over the batch).
     #[inline]
     fn charge_batch(&mut self, die: u32, charges: &[(Step, u64)]) {
-        let batch = &self.dies[die as usize].batch;
+        let batch = &self.backend.dies[die as usize].batch;
         if !charged(batch.class) {
             return;
         }
@@ -340,7 +339,7 @@ impl Simulation {
 
     /// Command/address (and a program's data in) on the channel, then the cell operation.
     pub(super) fn begin_flash_operation(&mut self, die: u32) {
-        let DieState { batch, picked_at, .. } = self.dies[die as usize];
+        let DieState { batch, picked_at, .. } = self.backend.dies[die as usize];
         let now = self.now();
         let firmware = (Step::Firmware, now - picked_at);
         let n = batch.count as u64;
@@ -348,28 +347,31 @@ impl Simulation {
         let page_of = |id: u32| g.page_in_block(self.txns.get(id).ppa);
         match batch.class {
             c if c.is_read() => {
-                let cell = batch.ids().iter().map(|&id| self.timing.read_ps(page_of(id))).max().unwrap_or(0);
-                self.counters.reads += n;
-                self.counters.read_cell_ps += cell * n;
-                let command = self.timing.read_command_ps * n;
+                let cell = batch.ids().iter().map(|&id| self.backend.timing.read_ps(page_of(id))).max().unwrap_or(0);
+                self.backend.counters.reads += n;
+                self.backend.counters.read_cell_ps += cell * n;
+                let command = self.backend.timing.read_command_ps * n;
                 let sent = self.use_channel(die, command) + command;
                 self.charge_batch(die, &[firmware, (Step::CommandAddress, sent - now), (Step::CellOperation, cell)]);
                 self.queue.schedule(sent + cell, Event::CellReadDone { die });
             }
             c if c.is_write() => {
-                let cell = batch.ids().iter().map(|&id| self.timing.program_ps(page_of(id))).max().unwrap_or(0);
+                let cell = batch.ids().iter().map(|&id| self.backend.timing.program_ps(page_of(id))).max().unwrap_or(0);
                 if self.open_channel.is_some() {
                     self.check_chunk_programs(die);
                 }
-                self.counters.programs += n;
-                self.counters.program_cell_ps += cell * n;
+                self.backend.counters.programs += n;
+                self.backend.counters.program_cell_ps += cell * n;
                 // A copyback program takes its data from the page register: nothing crosses the bus.
-                let per_page =
-                    if self.copyback && batch.class == Class::GcWrite { 0 } else { self.timing.page_transfer_ps };
+                let per_page = if self.backend.copyback && batch.class == Class::GcWrite {
+                    0
+                } else {
+                    self.backend.timing.page_transfer_ps
+                };
                 if per_page > 0 && self.dram.detailed() {
                     self.buffer_page_out(die);
                 }
-                let (command, data) = (self.timing.program_command_ps * n, per_page * n);
+                let (command, data) = (self.backend.timing.program_command_ps * n, per_page * n);
                 let start = self.use_channel(die, command + data);
                 self.charge_batch(
                     die,
@@ -383,42 +385,42 @@ impl Simulation {
                 self.schedule_cell_end(die, start + command + data, cell);
             }
             _ => {
-                self.counters.erases += n;
-                self.counters.erase_cell_ps += self.timing.erase_ps * n;
-                let command = self.timing.erase_command_ps * n;
+                self.backend.counters.erases += n;
+                self.backend.counters.erase_cell_ps += self.backend.timing.erase_ps * n;
+                let command = self.backend.timing.erase_command_ps * n;
                 let sent = self.use_channel(die, command) + command;
                 self.charge_batch(die, &[firmware]);
-                self.schedule_cell_end(die, sent, self.timing.erase_ps);
+                self.schedule_cell_end(die, sent, self.backend.timing.erase_ps);
             }
         }
     }
 
     /// The read data leaves the page registers over the channel, one plane after another.
     pub(super) fn on_cell_read_done(&mut self, die: u32) {
-        let batch = self.dies[die as usize].batch;
-        let bytes: u64 = if self.copyback && batch.class == Class::GcRead {
+        let batch = self.backend.dies[die as usize].batch;
+        let bytes: u64 = if self.backend.copyback && batch.class == Class::GcRead {
             // A copyback read leaves the page in the plane's register for the copyback program.
             0
         } else {
             batch.ids().iter().map(|&id| self.txns.get(id).sectors as u64 * SECTOR_BYTES).sum()
         };
-        let duration = self.timing.data_transfer_ps(bytes);
+        let duration = self.backend.timing.data_transfer_ps(bytes);
         let done = if bytes == 0 { self.now() } else { self.use_channel(die, duration) + duration };
         self.charge_batch(die, &[(Step::ChannelData, done - self.now())]);
-        let gen = self.dies[die as usize].gen;
+        let gen = self.backend.dies[die as usize].gen;
         self.queue.schedule(done, Event::DieDone { die, gen });
     }
 
     pub(super) fn on_die_done(&mut self, die: u32) {
-        let batch = self.dies[die as usize].batch;
-        self.dies[die as usize].busy = false;
+        let batch = self.backend.dies[die as usize].batch;
+        self.backend.dies[die as usize].busy = false;
         for &id in batch.ids() {
             if self.dram.detailed() && self.buffer_page_in(id) {
                 continue;
             }
             self.complete_txn(id);
         }
-        if self.dies[die as usize].suspended.is_some() {
+        if self.backend.dies[die as usize].suspended.is_some() {
             self.after_read_while_suspended(die);
         }
         self.touched_dies.push(die);

@@ -130,7 +130,7 @@ pub fn estimate(config: &Config) -> MemoryEstimate {
     let blocks = times(g.blocks as u64, 2 + 2 + 4 + 8 + 1 + 4);
     let plane_each = (std::mem::size_of::<crate::ftl::PlaneGc>() + 40 + 2 * 32 + 4 + 12 + 40) as u64;
     let planes = times(g.planes as u64, plane_each);
-    let dies = times(g.dies as u64, std::mem::size_of::<super::DieState>() as u64);
+    let dies = times(g.dies as u64, std::mem::size_of::<crate::flash::backend::DieState>() as u64);
     let channels = times(g.channels as u64, 16);
     let mut flash = pages + blocks + planes + dies + channels;
     if f.mapping != MappingFamily::Page {

@@ -33,7 +33,7 @@ use crate::engine::{EventQueue, RandomStream, Slab};
 use crate::flash::timing::FlashTiming;
 use crate::flash::Geometry;
 use crate::ftl::transaction::Transaction;
-use crate::ftl::tsu::{Batch, Tsu};
+use crate::ftl::tsu::Tsu;
 use crate::ftl::Ftl;
 use crate::stats::breakdown::Breakdown;
 use crate::stats::FlowStats;
@@ -146,39 +146,9 @@ impl Flow {
     }
 }
 
-#[derive(Clone, Copy)]
-struct DieState {
-    busy: bool,
-    batch: Batch,
-    /// When the die took its current batch from the queue.
-    picked_at: SimTime,
-    /// The cell operation of the current batch (for suspension).
-    cell_start: SimTime,
-    cell_end: SimTime,
-    /// Advanced when a program or erase is suspended, so its scheduled end is ignored.
-    gen: u32,
-    suspended: Option<suspension::Suspended>,
-}
-
-#[derive(Default)]
-struct FlashCounters {
-    reads: u64,
-    programs: u64,
-    erases: u64,
-    multiplane: u64,
-    suspensions: u64,
-    /// Die-picoseconds of cell reads, programs and erases (per plane of a multi-plane command),
-    /// and controller picoseconds spent dispatching: what the energy model charges.
-    read_cell_ps: u64,
-    program_cell_ps: u64,
-    erase_cell_ps: u64,
-    dispatch_ps: u64,
-}
-
 pub struct Simulation {
     config: Config,
     config_echo: serde_json::Value,
-    timing: FlashTiming,
     queue: EventQueue<Event>,
     link: crate::host::HostLink,
     /// SATA and UFS: one device queue filled in arrival order (no per-queue arbitration).
@@ -198,14 +168,6 @@ pub struct Simulation {
     read_pins: read_pins::ReadPins,
     requests: Slab<Request>,
     flows: Vec<Flow>,
-    dies: Vec<DieState>,
-    channel_free_at: Vec<SimTime>,
-    channel_busy_ps: Vec<u64>,
-    dispatch_free_at: SimTime,
-    /// Controller dispatch time per transaction: read, program, erase.
-    dispatch_ps: [u64; 3],
-    /// GC moves use copyback (no channel transfer).
-    copyback: bool,
     /// User writes waiting for their plane to have space (GC is reclaiming it).
     stalled_writes: Vec<VecDeque<u32>>,
     /// GC moves waiting for an erased block (only when blocks have been retired).
@@ -216,7 +178,8 @@ pub struct Simulation {
     requests_in_device: u32,
     /// Dies that may have work to start once the current event is handled.
     touched_dies: Vec<u32>,
-    counters: FlashCounters,
+    /// The flash back end: dies, channels, the dispatcher and their counters.
+    backend: crate::flash::backend::FlashBackend,
     /// When a host request last completed, and how long the watchdog lets the run go without.
     last_progress: SimTime,
     stall_timeout_ps: u64,
@@ -287,19 +250,11 @@ impl Simulation {
         let family = merge_path::FamilyState::build(&config, &mut ftl);
         let fill_seconds = fill_started.elapsed().as_secs_f64();
         let g = &ftl.geometry;
-        let idle = DieState {
-            busy: false,
-            batch: Batch { class: crate::ftl::transaction::Class::UserRead, txns: [0; 8], count: 0 },
-            picked_at: 0,
-            cell_start: 0,
-            cell_end: 0,
-            gen: 0,
-            suspended: None,
-        };
         let c = &config.controller;
         let tsu = Tsu::new(g).map_err(|reason| ConfigError::new("flash", reason))?.with_policy(c.scheduling);
+        let backend = crate::flash::backend::FlashBackend::new(&config, g, timing);
         let mut sim = Self {
-            timing,
+            backend,
             queue: EventQueue::new(),
             link: crate::host::HostLink::new(&config.host),
             single_queue: matches!(config.host.interface, HostInterface::Sata | HostInterface::Ufs),
@@ -312,12 +267,6 @@ impl Simulation {
             read_pins: Default::default(),
             requests: Slab::default(),
             flows,
-            dies: vec![idle; g.dies as usize],
-            channel_free_at: vec![0; g.channels as usize],
-            channel_busy_ps: vec![0; g.channels as usize],
-            dispatch_free_at: 0,
-            dispatch_ps: [c.dispatch_read.value, c.dispatch_write.value, c.dispatch_erase.value],
-            copyback: config.ftl.copyback,
             stalled_writes: vec![VecDeque::new(); g.planes as usize],
             stalled_gc_writes: vec![VecDeque::new(); g.planes as usize],
             arbiter: crate::host::Arbiter::new(
@@ -332,7 +281,6 @@ impl Simulation {
             },
             requests_in_device: 0,
             touched_dies: Vec::with_capacity(64),
-            counters: FlashCounters::default(),
             last_progress: 0,
             stall_timeout_ps: config.run.stall_timeout.as_ref().map_or(10 * crate::time::PS_PER_S, |d| d.value),
             mapping: mapping_path::MappingState::new(&config, g),
@@ -428,7 +376,7 @@ impl Simulation {
             Event::DispatchDone { die } => self.begin_flash_operation(die),
             Event::CellReadDone { die } => self.on_cell_read_done(die),
             Event::DieDone { die, gen } => {
-                if gen == self.dies[die as usize].gen {
+                if gen == self.backend.dies[die as usize].gen {
                     self.on_die_done(die);
                 }
             }

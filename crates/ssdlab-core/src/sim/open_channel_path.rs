@@ -84,7 +84,7 @@ impl Simulation {
     pub(super) fn check_chunk_programs(&mut self, die: u32) {
         let Some(oc) = self.open_channel.as_deref_mut() else { return };
         let g = &self.ftl.geometry;
-        for &id in self.dies[die as usize].batch.ids() {
+        for &id in self.backend.dies[die as usize].batch.ids() {
             let ppa = self.txns.get(id).ppa;
             oc.chunks.program(g.block_of_ppa(ppa), g.page_in_block(ppa));
         }

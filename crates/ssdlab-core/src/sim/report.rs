@@ -31,7 +31,7 @@ impl Simulation {
         let p = &self.config.power;
         let g = &self.ftl.geometry;
         let seconds = ps_to_seconds(self.now());
-        let c = &self.counters;
+        let c = &self.backend.counters;
         let dram_joules = self.dram.banked().map(|d| p.banked_dram_energy(d, self.now()));
         let requests = r.device.reads.count + r.device.writes.count;
         let host_bytes = r.device.reads.bytes + r.device.writes.bytes;
@@ -40,7 +40,7 @@ impl Simulation {
             read_cell_seconds: ps_to_seconds(c.read_cell_ps),
             program_cell_seconds: ps_to_seconds(c.program_cell_ps),
             erase_cell_seconds: ps_to_seconds(c.erase_cell_ps),
-            channel_busy_seconds: ps_to_seconds(self.channel_busy_ps.iter().sum()),
+            channel_busy_seconds: ps_to_seconds(self.backend.channel_busy_ps.iter().sum()),
             dies: g.dies,
             dram_busy_seconds: ps_to_seconds(self.dram.busy_ps()),
             dram_joules: dram_joules.as_ref().map(|j| j.total()),
@@ -193,17 +193,17 @@ impl Simulation {
                     victims_selected: s.gc_victims,
                 },
                 flash: FlashSummary {
-                    reads: self.counters.reads,
-                    programs: self.counters.programs,
-                    erases: self.counters.erases,
-                    multiplane_commands: self.counters.multiplane,
-                    suspensions: self.counters.suspensions,
+                    reads: self.backend.counters.reads,
+                    programs: self.backend.counters.programs,
+                    erases: self.backend.counters.erases,
+                    multiplane_commands: self.backend.counters.multiplane,
+                    suspensions: self.backend.counters.suspensions,
                     unmapped_reads: s.unmapped_reads,
                     read_modify_writes: s.rmw_reads,
                     translation_page_reads: s.mapping_reads,
                     translation_page_writes: s.mapping_programs,
                     max_erase_count: self.ftl.blocks.max_erase_count(),
-                    channel_utilisation: self.channel_busy_ps.iter().map(|&b| b as f64 / now).collect(),
+                    channel_utilisation: self.backend.channel_busy_ps.iter().map(|&b| b as f64 / now).collect(),
                 },
                 cache: self.cache_summary(now),
                 wear: WearSummary {

@@ -4,24 +4,15 @@
 //! latency breakdown still adds up.
 
 use super::{Event, Simulation};
+use crate::flash::backend::Suspended;
 use crate::ftl::transaction::Class;
-use crate::ftl::tsu::Batch;
 use crate::stats::breakdown::Step;
 use crate::time::SimTime;
-
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Suspended {
-    batch: Batch,
-    picked_at: SimTime,
-    since: SimTime,
-    /// Cell time the program or erase still needs.
-    remaining: u64,
-}
 
 impl Simulation {
     /// Schedules the end of a program or erase whose cell operation runs from `start` for `cell`.
     pub(super) fn schedule_cell_end(&mut self, die: u32, start: SimTime, cell: u64) {
-        let d = &mut self.dies[die as usize];
+        let d = &mut self.backend.dies[die as usize];
         d.cell_start = start;
         d.cell_end = start + cell;
         let gen = d.gen;
@@ -32,7 +23,7 @@ impl Simulation {
     /// and enough of the operation is left to be worth it.
     pub(super) fn maybe_suspend(&mut self, die: u32) {
         let now = self.now();
-        let d = &self.dies[die as usize];
+        let d = &self.backend.dies[die as usize];
         if !d.busy || d.suspended.is_some() || now < d.cell_start || now >= d.cell_end {
             return;
         }
@@ -50,18 +41,18 @@ impl Simulation {
         if !allowed || remaining <= min_remaining {
             return;
         }
-        let d = &mut self.dies[die as usize];
+        let d = &mut self.backend.dies[die as usize];
         d.suspended = Some(Suspended { batch: d.batch, picked_at: d.picked_at, since: now, remaining });
         // The scheduled end of the operation no longer holds.
         d.gen += 1;
         d.cell_start = SimTime::MAX;
-        self.counters.suspensions += 1;
+        self.backend.counters.suspensions += 1;
         self.queue.schedule(now + cost, Event::Suspended { die });
     }
 
     /// The die is suspended: it is free for reads.
     pub(super) fn on_suspended(&mut self, die: u32) {
-        self.dies[die as usize].busy = false;
+        self.backend.dies[die as usize].busy = false;
         self.after_read_while_suspended(die);
         self.touched_dies.push(die);
     }
@@ -72,8 +63,8 @@ impl Simulation {
             return;
         }
         let now = self.now();
-        let Some(s) = self.dies[die as usize].suspended.take() else { return };
-        let d = &mut self.dies[die as usize];
+        let Some(s) = self.backend.dies[die as usize].suspended.take() else { return };
+        let d = &mut self.backend.dies[die as usize];
         d.busy = true;
         d.batch = s.batch;
         d.picked_at = s.picked_at;
