@@ -276,9 +276,20 @@ fn trim_is_refused_where_no_page_can_be_unmapped() {
     let toml = toml.replace("static_wear_leveling = true\nstatic_wear_leveling_threshold = 3\n", "");
     let toml = toml.replace("[data]", "[precondition]\nmode = \"none\"\n[data]");
     let mut dev = device(&toml);
-    dev.submit(&request(1, Op::Trim, 0, 64, None)).expect("accepted");
+    let data = vec![0x5A; 64 * 512];
+    dev.submit(&request(1, Op::Write, 0, 64, Some(&data))).expect("accepted");
+    dev.submit(&request(2, Op::WriteZeroes, 64, 64, None)).expect("accepted");
+    drain(&mut dev);
+    dev.submit(&request(3, Op::Trim, 0, 128, None)).expect("accepted");
     let c = drain(&mut dev).pop().expect("completed");
     assert_eq!(c.status, Status::Unsupported);
+    // Nothing was deallocated: the data is still there, and the read checks agree.
+    dev.submit(&request(4, Op::Read, 0, 128, None)).expect("accepted");
+    let read = drain(&mut dev).pop().expect("completed").data.expect("data");
+    assert!(read[..64 * 512] == data[..] && read[64 * 512..].iter().all(|&b| b == 0));
+    let r = dev.results();
+    assert_eq!(r.data.as_ref().expect("data").mismatched_sectors, 0);
+    assert!(r.warnings.iter().any(|w| w.starts_with("1 trims were not served")), "{:?}", r.warnings);
 }
 
 #[test]

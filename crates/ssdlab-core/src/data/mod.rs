@@ -107,6 +107,8 @@ struct RequestData {
     start_sector: u64,
     /// The sectors the shadow tracks for it (a trim: its whole pages only).
     tracked: (u64, u32),
+    /// A trim the device refused: it changes nothing.
+    refused: bool,
 }
 
 /// The stored bytes, the host's shadow and the check counts.
@@ -212,6 +214,11 @@ impl DataEmulation {
         self.shadow.mark_unchecked(lpa);
     }
 
+    /// Trim `request` was refused (the mapping has no page to unmap): its sectors keep their data.
+    pub fn trim_refused(&mut self, request: u32) {
+        self.requests[request as usize].refused = true;
+    }
+
     /// An outside host's write `request` carries these bytes (its sectors x 512).
     pub fn set_host_bytes(&mut self, request: u32, bytes: &[u8]) {
         self.requests[request as usize].content = Content::Host;
@@ -233,6 +240,10 @@ impl DataEmulation {
     pub fn request_completed(&mut self, request: u32, op: Op) {
         let data = self.requests[request as usize];
         if matches!(op, Op::Read | Op::Flush) || data.tracked.1 == 0 {
+            return;
+        }
+        if data.refused {
+            self.shadow.write_abandoned(data.tracked.0, data.tracked.1);
             return;
         }
         let version = match data.content {

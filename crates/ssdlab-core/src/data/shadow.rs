@@ -97,6 +97,20 @@ impl Shadow {
         }
     }
 
+    /// A write of these sectors that was submitted ended without storing anything (a trim the
+    /// mapping refused): they keep their versions; only the flight ends.
+    pub fn write_abandoned(&mut self, start_sector: u64, sectors: u32) {
+        self.clock += 1;
+        for lpa in self.pages(start_sector, sectors) {
+            self.stamp[lpa as usize] = self.clock;
+            let f = self.flight.get_mut(&lpa).expect("an abandoned write was submitted");
+            f.writes -= 1;
+            if f.writes == 0 {
+                self.flight.remove(&lpa);
+            }
+        }
+    }
+
     fn set(&mut self, lpa: u32, sectors: std::ops::Range<usize>, version: u32) {
         let spp = self.sectors_per_page as usize;
         let current = self.page_version[lpa as usize];

@@ -246,6 +246,9 @@ impl Simulation {
         if self.family.is_some() || self.open_channel.is_some() {
             // Block, hybrid and super-page maps and a host FTL have no page to unmap.
             self.host.refused_trims += 1;
+            if let Some(d) = self.data.as_deref_mut() {
+                d.trim_refused(request);
+            }
             if self.host.is_host_flow(self.requests.get(request).flow) {
                 self.host.unsupported.insert(request);
             }
