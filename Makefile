@@ -37,7 +37,9 @@ lint: $(DEPS)
 	$(BIN)/ruff check $(PY_DIRS)
 	$(BIN)/ruff format --check $(PY_DIRS)
 
+# The C example links libssdlab.a, which `cargo test` does not build (it links tests to the rlib).
 rust-test:
+	cargo build -p ssdlab-capi --quiet
 	cargo test --workspace --quiet
 
 py-test: develop chromium

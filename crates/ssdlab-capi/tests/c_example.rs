@@ -14,10 +14,29 @@ fn artifacts() -> PathBuf {
     exe.parent().and_then(Path::parent).expect("<target>/<profile>/deps/<test>").to_path_buf()
 }
 
+/// The static library: `cargo test` links the tests against the rlib and builds no staticlib,
+/// so `make test` builds it first (`cargo build -p ssdlab-capi`); run alone, the test builds it
+/// into a target folder of its own (the running cargo may hold the lock on this one).
+fn static_library() -> PathBuf {
+    let library = artifacts().join("libssdlab.a");
+    if library.exists() {
+        return library;
+    }
+    let target = artifacts().join("c-example-target");
+    let built = Command::new(env!("CARGO"))
+        .args(["build", "--quiet", "-p", "ssdlab-capi", "--target-dir"])
+        .arg(&target)
+        .current_dir(repo_root())
+        .status()
+        .expect("cargo runs");
+    assert!(built.success(), "cargo build -p ssdlab-capi failed");
+    target.join("debug/libssdlab.a")
+}
+
 #[test]
 fn the_c_example_compiles_and_runs() {
     let root = repo_root();
-    let library = artifacts().join("libssdlab.a");
+    let library = static_library();
     assert!(library.exists(), "{} was not built", library.display());
     let program = std::env::temp_dir().join(format!("ssdlab-c-host-{}", std::process::id()));
     let compiled = Command::new("cc")
