@@ -211,11 +211,17 @@ impl Simulation {
     pub(super) fn host_warnings(&self) -> Vec<String> {
         let mut out = Vec::new();
         if self.host.refused_trims > 0 {
+            let why = if self.open_channel.is_some() {
+                "an Open-Channel device leaves the mapping to the host's FTL".to_string()
+            } else {
+                format!(
+                    "ftl.mapping = \"{}\" has no logical page to unmap",
+                    crate::config::family_name(self.config.ftl.mapping)
+                )
+            };
             out.push(format!(
-                "{} trims were not served: ftl.mapping = \"{}\"{} has no logical page to unmap (an outside host gets status unsupported)",
-                self.host.refused_trims,
-                crate::config::family_name(self.config.ftl.mapping),
-                if self.open_channel.is_some() { " behind an Open-Channel host FTL" } else { "" },
+                "{} trims were not served: {why} (an outside host gets status unsupported)",
+                self.host.refused_trims
             ));
         }
         out
