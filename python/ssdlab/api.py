@@ -88,24 +88,7 @@ def simulate(
     results); ``results.requests()`` reads them and ``results.save(folder)`` keeps them as
     requests.parquet.
     """
-    source: str | None = None
-    extra_warnings: list[str] = []
-    if isinstance(config, Scenario):
-        document = copy.deepcopy(config.config)
-        default_dir = config.base_dir
-        source = f"scenario {config.index}"
-        extra_warnings = list(config.warnings)
-    elif isinstance(config, Mapping):
-        document = dict(config)
-        default_dir = Path.cwd()
-    elif isinstance(config, str | os.PathLike):
-        document = load_config(Path(config))
-        default_dir = Path(config).parent
-        source = str(config)
-    else:
-        raise TypeError(f"config must be a path, a dict or a Scenario, not {type(config).__name__}")
-    document = apply_overrides(document, overrides)
-    folder = Path(base_dir) if base_dir is not None else default_dir
+    document, folder, source, extra_warnings = load_document(config, overrides, base_dir)
 
     records = _records_target(document, records_dir)
     if alone:
@@ -117,6 +100,35 @@ def simulate(
     if mismatch is not None:
         raise DataIntegrityError(f"{source}: {mismatch}" if source else mismatch, results)
     return results
+
+
+def load_document(
+    config: str | os.PathLike[str] | Mapping[str, Any] | Scenario,
+    overrides: Iterable[str] = (),
+    base_dir: str | os.PathLike[str] | None = None,
+) -> tuple[dict[str, Any], Path, str | None, list[str]]:
+    """The config document with `overrides` applied, the folder its relative paths resolve
+    from, a name for its errors (None for a dict) and the warnings it comes with (an MQSim
+    scenario's): what :func:`simulate` and :class:`ssdlab.Device` both start from."""
+    source: str | None = None
+    extra_warnings: list[str] = []
+    if isinstance(config, Scenario):
+        document = copy.deepcopy(config.config)
+        default_dir = config.base_dir
+        source = f"scenario {config.index}"
+        extra_warnings = list(config.warnings)
+    elif isinstance(config, Mapping):
+        document = copy.deepcopy(dict(config))
+        default_dir = Path.cwd()
+    elif isinstance(config, str | os.PathLike):
+        document = load_config(Path(config))
+        default_dir = Path(config).parent
+        source = str(config)
+    else:
+        raise TypeError(f"config must be a path, a dict or a Scenario, not {type(config).__name__}")
+    document = apply_overrides(document, overrides)
+    folder = Path(base_dir) if base_dir is not None else default_dir
+    return document, folder, source, extra_warnings
 
 
 def _records_target(

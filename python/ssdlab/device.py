@@ -16,7 +16,6 @@ byte for byte.
 
 from __future__ import annotations
 
-import copy
 import json
 import os
 from collections.abc import Iterable, Mapping
@@ -25,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ssdlab import _core
-from ssdlab.config import apply_overrides, load_config
+from ssdlab.api import load_document
 from ssdlab.results import Results
 
 #: Picoseconds per microsecond and per second.
@@ -72,19 +71,9 @@ class Device:
     ) -> None:
         """`config` is a TOML path or a config dict (None: the default device with one host
         queue); `overrides` are ``key.path=value`` strings as for :func:`ssdlab.simulate`."""
-        if config is None:
-            document: dict[str, Any] = {}
-            default_dir = Path.cwd()
-        elif isinstance(config, Mapping):
-            document = copy.deepcopy(dict(config))
-            default_dir = Path.cwd()
-        elif isinstance(config, str | os.PathLike):
-            document = load_config(Path(config))
-            default_dir = Path(config).parent
-        else:
-            raise TypeError(f"config must be a path or a dict, not {type(config).__name__}")
-        document = apply_overrides(document, overrides)
-        folder = Path(base_dir) if base_dir is not None else default_dir
+        document, folder, _, _ = load_document(
+            {} if config is None else config, overrides, base_dir
+        )
         self._device = _core.Device(json.dumps(document, default=str), str(folder))
         self._next_id = 0
 

@@ -35,8 +35,6 @@ pub(super) struct HostSide {
     lines: Vec<(u16, u32)>,
     /// Requests the device refused to serve (completed with `Status::Unsupported`).
     unsupported: FxHashSet<u32>,
-    /// Logical pages trims unmapped.
-    pub(super) trimmed_pages: u64,
     /// Trims the mapping could not serve (block, hybrid, super-page, Open-Channel).
     refused_trims: u64,
 }
@@ -266,9 +264,7 @@ impl Simulation {
         let end = start + sectors as u64;
         for lpa in start.div_ceil(spp)..end / spp {
             self.cache.forget(lpa as u32, u64::MAX, None);
-            if self.ftl.deallocate(lpa as u32) {
-                self.host.trimmed_pages += 1;
-            }
+            self.ftl.deallocate(lpa as u32);
         }
         self.complete_now(request);
     }

@@ -1,0 +1,230 @@
+//! `[flash]`: the back end's geometry, cell technology and operation latencies (by page type
+//! where the technology has several), and program/erase suspension.
+
+use schemars::JsonSchema;
+use serde::de::{self, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize};
+use std::fmt;
+
+use super::*;
+
+/// Flash back end geometry and timing.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct FlashConfig {
+    /// Flash channels (independent buses).
+    pub channels: u32,
+    /// Chips (ways) sharing each channel.
+    pub chips_per_channel: u32,
+    /// Dies per chip; each runs its own cell operations.
+    pub dies_per_chip: u32,
+    /// Planes per die (at most 8); they work in parallel only as one multi-plane command.
+    pub planes_per_die: u32,
+    /// Erase blocks per plane.
+    pub blocks_per_plane: u32,
+    /// Pages per erase block.
+    pub pages_per_block: u32,
+    /// Flash page size (data area; the spare area is not modelled).
+    pub page_size: Size,
+    /// Width of the ONFI data bus in bytes.
+    pub channel_width_bytes: u32,
+    /// Transfers per second on the channel (NV-DDR2 at 333 MT/s in MQSim's default).
+    pub channel_rate: TransferRate,
+    /// Bits per cell: sets the page types (LSB, CSB, MSB) that page-type latencies refer to.
+    pub technology: CellTechnology,
+    /// Which page of a block has which page type (and so which `timing` latency): `round-robin`
+    /// (default) or `address` (SimpleSSD's layout with 8 meta pages). No effect on SLC.
+    pub page_type_layout: PageTypeLayout,
+    /// Which cell operations a read may suspend (MQSim's CMD_Suspension_Support).
+    pub suspension: Suspension,
+    /// Cell operation and suspension timings.
+    pub timing: TimingConfig,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Suspension {
+    None,
+    Program,
+    Erase,
+    ProgramErase,
+}
+
+impl Suspension {
+    pub fn program(self) -> bool {
+        matches!(self, Suspension::Program | Suspension::ProgramErase)
+    }
+    pub fn erase(self) -> bool {
+        matches!(self, Suspension::Erase | Suspension::ProgramErase)
+    }
+}
+
+impl Default for FlashConfig {
+    fn default() -> Self {
+        Self {
+            channels: 8,
+            chips_per_channel: 4,
+            dies_per_chip: 2,
+            planes_per_die: 2,
+            blocks_per_plane: 2048,
+            pages_per_block: 256,
+            page_size: Size::lit("8KiB"),
+            channel_width_bytes: 1,
+            channel_rate: TransferRate::lit("333MT/s"),
+            technology: CellTechnology::Mlc,
+            page_type_layout: PageTypeLayout::RoundRobin,
+            suspension: Suspension::Erase,
+            timing: TimingConfig::default(),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+pub enum CellTechnology {
+    #[serde(rename = "SLC", alias = "slc")]
+    Slc,
+    #[serde(rename = "MLC", alias = "mlc")]
+    Mlc,
+    #[serde(rename = "TLC", alias = "tlc")]
+    Tlc,
+}
+
+impl CellTechnology {
+    /// Pages per wordline: LSB (, CSB), MSB.
+    pub fn bits_per_cell(self) -> u32 {
+        match self {
+            CellTechnology::Slc => 1,
+            CellTechnology::Mlc => 2,
+            CellTechnology::Tlc => 3,
+        }
+    }
+}
+
+/// How page types are laid out in a block. Page types are numbered 0 = LSB, 1 = CSB (TLC) or MSB
+/// (MLC), 2 = MSB (TLC); `bits` is the technology's bits per cell.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum PageTypeLayout {
+    /// Page `p` of a block has type `p mod bits` (TLC: LSB, CSB, MSB, LSB, ...; MLC: LSB, MSB, ...).
+    #[default]
+    RoundRobin,
+    /// SimpleSSD's layout by address (Jung et al., "SimpleSSD", IEEE CAL 2017): pages 0-4 of a
+    /// block are LSB and pages 5-7 CSB ("meta pages"; MLC, which has no CSB: MSB); page `p >= 8`
+    /// has type `((p - 8) / planes_per_die) mod bits`, so the planes of a die program pages of the
+    /// same type side by side. SimpleSSD's code applies this to TLC only (its MLC is round robin)
+    /// and makes pages 0-5 LSB and 6-7 CSB; ssdlab uses 5 + 3, the formula as stated for the paper
+    /// (n_meta = 8). Needs more than 8 pages per block.
+    Address,
+}
+
+/// Cell operation latencies.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct TimingConfig {
+    /// Cell read time (tR): one duration, or one per page type.
+    pub read: PageTypeLatency,
+    /// Cell program time (tPROG): one duration, or one per page type.
+    pub program: PageTypeLatency,
+    /// Block erase time (tBERS).
+    pub erase: Duration,
+    /// Time to suspend an ongoing program or erase (MQSim's Suspend_Program_Time and
+    /// Suspend_Erase_Time).
+    pub suspend_program: Duration,
+    /// Time to suspend an ongoing erase.
+    pub suspend_erase: Duration,
+    /// A read suspends a program or erase only if more than this is left of it (MQSim's
+    /// Preferred_suspend_write_time_for_read and Preferred_suspend_erase_time_for_read).
+    pub suspend_program_min_remaining: Duration,
+    /// A read suspends an erase only if more than this is left of it.
+    pub suspend_erase_min_remaining: Duration,
+}
+
+impl Default for TimingConfig {
+    fn default() -> Self {
+        Self {
+            read: PageTypeLatency::Uniform(Duration::lit("75us")),
+            program: PageTypeLatency::Uniform(Duration::lit("750us")),
+            erase: Duration::lit("3.8ms"),
+            suspend_program: Duration::lit("100us"),
+            suspend_erase: Duration::lit("700us"),
+            suspend_program_min_remaining: Duration::lit("100us"),
+            suspend_erase_min_remaining: Duration::lit("700us"),
+        }
+    }
+}
+
+/// A latency that may differ by page type: one duration for all, or `{ lsb, csb, msb }`.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum PageTypeLatency {
+    Uniform(Duration),
+    ByType {
+        lsb: Duration,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        csb: Option<Duration>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        msb: Option<Duration>,
+    },
+}
+
+impl PageTypeLatency {
+    /// Latency in picoseconds for page type 0 = LSB, 1 = CSB (TLC) or MSB (MLC), 2 = MSB.
+    /// Assumes the shape was validated against the technology.
+    pub fn for_page_type(&self, technology: CellTechnology, page_type: u32) -> u64 {
+        match self {
+            PageTypeLatency::Uniform(d) => d.value,
+            PageTypeLatency::ByType { lsb, csb, msb } => match (technology, page_type) {
+                (_, 0) => lsb.value,
+                (CellTechnology::Tlc, 1) => csb.as_ref().map_or(lsb.value, |d| d.value),
+                _ => msb.as_ref().map_or(lsb.value, |d| d.value),
+            },
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for PageTypeLatency {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = PageTypeLatency;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a duration like \"75us\" or a table { lsb = \"..\", csb = \"..\", msb = \"..\" }")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Duration::parse(v).map(PageTypeLatency::Uniform).map_err(E::custom)
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+                Err(E::custom(format!(
+                    "expected a duration string like \"75us\", got the bare number {v} (add a unit)"
+                )))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+                self.visit_i64(v as i64)
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+                Err(E::custom(format!(
+                    "expected a duration string like \"75us\", got the bare number {v} (add a unit)"
+                )))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let (mut lsb, mut csb, mut msb) = (None, None, None);
+                while let Some(key) = map.next_key::<String>()? {
+                    let slot = match key.as_str() {
+                        "lsb" => &mut lsb,
+                        "csb" => &mut csb,
+                        "msb" => &mut msb,
+                        other => {
+                            return Err(de::Error::custom(format!(
+                                "unknown page type `{other}`, expected one of `lsb`, `csb`, `msb`"
+                            )))
+                        }
+                    };
+                    *slot = Some(map.next_value::<Duration>()?);
+                }
+                let lsb = lsb.ok_or_else(|| de::Error::custom("missing page type `lsb`"))?;
+                Ok(PageTypeLatency::ByType { lsb, csb, msb })
+            }
+        }
+        deserializer.deserialize_any(V)
+    }
+}
