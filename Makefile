@@ -64,7 +64,7 @@ FUZZ_OUT  ?= fuzz-out
 FUZZ_JOBS ?= $(shell nproc)
 fuzz: develop
 	$(PY) fuzz/campaign.py --kind $(FUZZ_KIND) --runs $(FUZZ_RUNS) --jobs $(FUZZ_JOBS) --out $(FUZZ_OUT) --progress 500
-	SSDLAB_FUZZ_CASES=5000 cargo test --release -p ssdlab-core --test fuzz_inputs --quiet
+	SSDLAB_FUZZ_CASES=5000 SSDLAB_PROPTEST_SEED=$$(date +%s) cargo test --release -p ssdlab-core --test fuzz_inputs --quiet
 	SSDLAB_FUZZ_EXAMPLES=20 HYPOTHESIS_PROFILE=long $(BIN)/pytest -q tests/test_fuzz.py
 
 bench: develop

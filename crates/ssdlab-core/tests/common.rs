@@ -5,6 +5,22 @@ use std::path::{Path, PathBuf};
 
 use ssdlab_core::{Results, Simulation};
 
+/// A number from the environment (to explore past a test's defaults), else `default`.
+pub fn env_or(name: &str, default: u64) -> u64 {
+    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+/// A property test's settings: `default_cases` cases (or `PROPTEST_CASES`) from a fixed seed (or
+/// `SSDLAB_PROPTEST_SEED`), so that every CI run tries the same cases and a failure there is
+/// reproduced here; `make fuzz` passes fresh seeds and larger budgets.
+pub fn proptest_config(default_cases: u32) -> proptest::test_runner::Config {
+    proptest::test_runner::Config {
+        cases: env_or("PROPTEST_CASES", default_cases as u64) as u32,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(env_or("SSDLAB_PROPTEST_SEED", 0x55D1AB)),
+        ..proptest::test_runner::Config::default()
+    }
+}
+
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }

@@ -176,7 +176,7 @@ fn check_case(case: &Case) -> Result<(), TestCaseError> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    #![proptest_config(common::proptest_config(48))]
 
     #[test]
     fn reads_return_what_the_host_last_wrote(case in case_strategy()) {

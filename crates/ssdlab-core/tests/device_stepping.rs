@@ -84,6 +84,8 @@ enum Step {
     Flush,
 }
 
+/// Steps within the first `sectors` (the device's logical space: a request past it is refused,
+/// which `bad_requests_are_refused_by_name` checks).
 fn step_strategy(sectors: u64) -> impl Strategy<Value = Step> {
     let range = (0..sectors - 64, 1u32..=64);
     prop_oneof![
@@ -196,7 +198,9 @@ fn play(dev: &mut Device, steps: &[Step], depth: usize) -> Result<(), TestCaseEr
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 12, failure_persistence: None, ..ProptestConfig::default() })]
+    // Explore further with, for example,
+    // PROPTEST_CASES=200 SSDLAB_PROPTEST_SEED=7 cargo test --release --test device_stepping
+    #![proptest_config(ProptestConfig { failure_persistence: None, ..common::proptest_config(12) })]
 
     /// Random host bytes written several times over a small device (GC and static wear
     /// leveling at work, with and without the write cache) read back identical.
@@ -204,7 +208,7 @@ proptest! {
     fn host_bytes_read_back_identical_through_gc(
         cache in prop::sample::select(vec!["off", "write", "write-read"]),
         depth in 1usize..=4,
-        steps in prop::collection::vec(step_strategy(2 * 24 * 16 * 8 * 8 / 10), 600..900),
+        steps in prop::collection::vec(step_strategy(device(&small_device("off", "")).logical_sectors()), 600..900),
     ) {
         let mut dev = device(&small_device(cache, ""));
         play(&mut dev, &steps, depth)?;

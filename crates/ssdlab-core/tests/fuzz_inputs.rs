@@ -13,9 +13,15 @@ use ssdlab_core::config::{Bandwidth, Duration, Frequency, Rate, Size, TransferRa
 use ssdlab_core::{SimError, Simulation};
 use std::path::Path;
 
+mod common;
+
+/// `default` cases (or `SSDLAB_FUZZ_CASES`) from the shared fixed seed (`SSDLAB_PROPTEST_SEED`).
 fn cases(default: u32) -> ProptestConfig {
-    let n = std::env::var("SSDLAB_FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default);
-    ProptestConfig { cases: n, failure_persistence: None, ..ProptestConfig::default() }
+    ProptestConfig {
+        cases: common::env_or("SSDLAB_FUZZ_CASES", default as u64) as u32,
+        failure_persistence: None,
+        ..common::proptest_config(default)
+    }
 }
 
 /// Numbers as people (and broken scripts) write them: signs, exponents, huge, tiny, NaN.

@@ -77,10 +77,6 @@ fn case_strategy() -> impl Strategy<Value = Case> {
         })
 }
 
-fn env_or(name: &str, default: u64) -> u64 {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
-}
-
 fn results_without_wall_time(sim: &Simulation) -> String {
     let mut value = serde_json::to_value(sim.results()).unwrap();
     // Wall-clock times are the only fields allowed to differ between identical runs.
@@ -94,11 +90,9 @@ proptest! {
     // A fixed seed keeps CI reproducible. Explore further with, for example,
     // PROPTEST_CASES=5000 SSDLAB_PROPTEST_SEED=7 cargo test --release --test invariants
     #![proptest_config(ProptestConfig {
-        cases: env_or("PROPTEST_CASES", 96) as u32,
-        rng_seed: proptest::test_runner::RngSeed::Fixed(env_or("SSDLAB_PROPTEST_SEED", 0x55D1AB)),
         // About half the random geometries are (rightly) refused for too little spare space.
         max_global_rejects: 1_000_000,
-        ..ProptestConfig::default()
+        ..common::proptest_config(96)
     })]
 
     #[test]
