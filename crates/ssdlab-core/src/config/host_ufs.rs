@@ -7,6 +7,10 @@ use serde::{Deserialize, Serialize};
 
 use super::{ConfigError, Duration, Size};
 
+/// Bytes of every UPIU header (JEDEC UFS): the link timing and the request-size limits both
+/// count it.
+pub const UPIU_HEADER_BYTES: u64 = 32;
+
 /// The UFS link and its one command queue. The defaults describe a UFS 3.1 device: HS-G4,
 /// rate series B, two lanes each way, 32 transfer request slots.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]

@@ -8,9 +8,9 @@
 //! utilisation 2e9), and a geometry of 2^64 + 1,024 pages wrapped to 1,024 pages and passed
 //! (issue 12, findings F01 and F08).
 
+use super::flash::{PROGRAM_COMMAND_CYCLES, READ_COMMAND_CYCLES};
+use super::geometry::SECTOR_BYTES;
 use super::*;
-use crate::flash::geometry::SECTOR_BYTES;
-use crate::flash::timing::{PROGRAM_COMMAND_CYCLES, READ_COMMAND_CYCLES};
 use crate::time::{MAX_DURATION_PS, PS_PER_S};
 
 /// Picoseconds in a day, for messages.
@@ -199,7 +199,7 @@ fn validate_host_link(config: &Config, request: u128, request_text: &str) -> Res
     // UFS: the rate follows from the gear and lanes; the frame overhead may still be absurd.
     {
         let u = &h.ufs;
-        let upiu = request + crate::host::ufs::UPIU_HEADER_BYTES as u128;
+        let upiu = request + super::UPIU_HEADER_BYTES as u128;
         let frames = upiu.div_ceil(u.frame_payload.value.max(1) as u128);
         let wire = frames.checked_mul(u.frame_overhead.value as u128).and_then(|o| o.checked_add(upiu));
         let ps = wire.map(|w| w as f64 * ps_per_s / u.bytes_per_second() + u.processing_delay.value as f64);

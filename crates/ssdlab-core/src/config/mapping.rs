@@ -6,6 +6,12 @@ use serde::{Deserialize, Serialize};
 
 use super::{Config, ConfigError, FillLayout, PreconditionMode};
 
+/// DRAM bytes per cached mapping entry (a 4-byte logical and a 4-byte physical page number):
+/// the CMT's unit, which `ftl.cmt_capacity` must hold at least one of.
+pub const CMT_ENTRY_BYTES: u64 = 8;
+/// Bytes per entry in a translation page (a 4-byte physical page number).
+pub const TRANSLATION_ENTRY_BYTES: u64 = 4;
+
 /// Default of `ftl.log_blocks_per_data_block`: SimpleSSD's baseline hybrid FTL lets each data
 /// block own up to 8 log blocks.
 pub const DEFAULT_LOG_BLOCKS_PER_DATA_BLOCK: u32 = 8;

@@ -1,8 +1,8 @@
 //! Checks every configured value against the model's limits, so that a bad value is rejected with
 //! its field path and reason before anything is allocated.
 
+use super::geometry::{parse_allocation, Geometry, MAX_PLANES_PER_DIE, SECTOR_BYTES};
 use super::*;
-use crate::flash::geometry::{parse_allocation, MAX_PLANES_PER_DIE, SECTOR_BYTES};
 
 fn at_least_one(path: &str, value: u32) -> Result<(), ConfigError> {
     if value == 0 {
@@ -181,13 +181,13 @@ fn validate_flash(flash: &FlashConfig) -> Result<(), ConfigError> {
     super::limits::validate_geometry(flash)?;
     if flash.page_type_layout == PageTypeLayout::Address
         && flash.technology.bits_per_cell() > 1
-        && flash.pages_per_block <= crate::flash::timing::ADDRESS_LAYOUT_META_PAGES
+        && flash.pages_per_block <= super::flash::ADDRESS_LAYOUT_META_PAGES
     {
         return Err(ConfigError::new(
             "flash.page_type_layout",
             format!(
                 "`address` treats the first {} pages of a block as meta pages and needs more pages per block (flash.pages_per_block = {}); use `round-robin` or larger blocks",
-                crate::flash::timing::ADDRESS_LAYOUT_META_PAGES,
+                super::flash::ADDRESS_LAYOUT_META_PAGES,
                 flash.pages_per_block
             ),
         ));
@@ -243,19 +243,19 @@ fn validate_ftl(config: &Config) -> Result<(), ConfigError> {
             format!("must be below ftl.gc_threshold ({}), got {}", ftl.gc_threshold, ftl.gc_hard_threshold),
         ));
     }
-    if !ftl.ideal_mapping && ftl.cmt_capacity.value < crate::ftl::cmt::ENTRY_BYTES {
+    if !ftl.ideal_mapping && ftl.cmt_capacity.value < super::mapping::CMT_ENTRY_BYTES {
         return Err(ConfigError::new(
             "ftl.cmt_capacity",
             format!(
                 "must hold at least one {}-byte entry (or set ideal_mapping = true), got \"{}\"",
-                crate::ftl::cmt::ENTRY_BYTES,
+                super::mapping::CMT_ENTRY_BYTES,
                 ftl.cmt_capacity.text
             ),
         ));
     }
     // GC must always find invalid pages to reclaim: the most logical pages a plane can hold must
     // fit outside the GC reserve and the two open blocks (user and GC write frontiers).
-    let geometry = crate::flash::Geometry::counts(config);
+    let geometry = Geometry::counts(config);
     if geometry.logical_pages == 0 {
         return Err(ConfigError::new("ftl.over_provisioning", "leaves no logical pages for the host"));
     }
@@ -295,7 +295,7 @@ fn validate_ftl(config: &Config) -> Result<(), ConfigError> {
 /// recomputes the page counts exactly as `Geometry` does (a floor for the logical pages, one
 /// translation page per `entries_per_translation_page` of them), so the advice is a value that
 /// is accepted (issue 12, F05: it used to recommend the value it refused).
-fn smallest_fitting_over_provisioning(geometry: &crate::flash::Geometry, usable: u64) -> Option<String> {
+fn smallest_fitting_over_provisioning(geometry: &Geometry, usable: u64) -> Option<String> {
     const STEPS: u32 = 10_000;
     let with_tables = geometry.translation_pages > 0;
     let fits = |step: u32| {

@@ -1,7 +1,9 @@
 //! The flash back end: geometry, cell timing and the channel / die state machines.
 
 pub mod backend;
-pub mod geometry;
 pub mod timing;
 
-pub use geometry::{Geometry, SECTOR_BYTES};
+/// The geometry is derived from the config alone, and validation and the memory estimate need it
+/// before a device exists, so it lives on the ground floor (`config/geometry.rs`); the back end
+/// addresses its channels, dies, planes and blocks with its ids.
+pub use crate::config::geometry::{self, Geometry, SECTOR_BYTES};

@@ -8,22 +8,10 @@
 use crate::config::{Config, PageTypeLayout};
 use crate::time::PS_PER_S;
 
-/// Pages at the start of a block that the `address` page-type layout treats as meta pages: the
-/// first `ADDRESS_LAYOUT_LSB_META_PAGES` have page type 0 (LSB), the rest type 1 (CSB in TLC, MSB
-/// in MLC). These are the counts of SimpleSSD's formula as ssdlab's model facts state it (Jung et
-/// al., IEEE CAL 2017: n_meta = 8, 5 LSB then 3 CSB); SimpleSSD's code (`pal/old/LatencyTLC.cc`,
-/// `GetPageType`) tests `AddrPage <= 5` and `<= 7`, i.e. 6 LSB then 2 CSB pages, divides by 2
-/// (`>> 1`, its two planes per die) where ssdlab divides by `planes_per_die`, and applies the
-/// layout to TLC only (`LatencyMLC` is `AddrPage % 2`); ssdlab gives MLC the same meta pages, with
-/// MSB in place of the missing CSB.
-pub const ADDRESS_LAYOUT_META_PAGES: u32 = 8;
-pub const ADDRESS_LAYOUT_LSB_META_PAGES: u32 = 5;
-
-/// ONFI cycles for one plane's command and address: 00h + 5 address cycles + 30h for a read,
-/// 80h + 5 address cycles + 10h for a program, 60h + 3 row address cycles + D0h for an erase.
-pub const READ_COMMAND_CYCLES: u64 = 7;
-pub const PROGRAM_COMMAND_CYCLES: u64 = 7;
-pub const ERASE_COMMAND_CYCLES: u64 = 5;
+pub use crate::config::flash::{
+    ADDRESS_LAYOUT_LSB_META_PAGES, ADDRESS_LAYOUT_META_PAGES, ERASE_COMMAND_CYCLES, PROGRAM_COMMAND_CYCLES,
+    READ_COMMAND_CYCLES,
+};
 
 #[derive(Clone, Debug)]
 pub struct FlashTiming {

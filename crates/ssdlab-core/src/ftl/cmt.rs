@@ -11,10 +11,7 @@ use rustc_hash::FxHashMap;
 
 use crate::engine::LruOrder;
 
-/// DRAM bytes per cached entry (a 4-byte logical and a 4-byte physical page number).
-pub const ENTRY_BYTES: u64 = 8;
-/// Bytes per entry in a translation page (a 4-byte physical page number).
-pub const TRANSLATION_ENTRY_BYTES: u64 = 4;
+pub use crate::config::mapping::{CMT_ENTRY_BYTES as ENTRY_BYTES, TRANSLATION_ENTRY_BYTES};
 
 #[derive(Clone, Copy)]
 struct Slot {

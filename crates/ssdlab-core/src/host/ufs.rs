@@ -12,8 +12,7 @@
 use crate::config::UfsConfig;
 use crate::time::{transfer_time_ps, SimTime};
 
-/// Bytes of every UPIU header.
-pub const UPIU_HEADER_BYTES: u64 = 32;
+pub use crate::config::UPIU_HEADER_BYTES;
 
 pub struct UfsLink {
     bytes_per_second: f64,

@@ -1,11 +1,15 @@
 //! Flash geometry: counts of each resource and the integer ids that address them.
 //!
+//! Derived from the config alone, this is the one home of the capacity arithmetic (logical pages,
+//! translation pages, the GC reserve held back per plane) that validation, the memory estimate
+//! and every part of the device share; `crate::flash` re-exports it.
+//!
 //! Ids are dense and nested, so that arrays indexed by id replace pointer graphs:
 //! chip = channel * chips_per_channel + way; die = chip * dies_per_chip + die_in_chip;
 //! plane = die * planes_per_die + plane_in_die; block = plane * blocks_per_plane + block_in_plane;
 //! physical page address (PPA) = block * pages_per_block + page_in_block.
 
-use crate::config::{Config, ConfigError};
+use super::{Config, ConfigError};
 
 pub const SECTOR_BYTES: u64 = 512;
 /// Multi-plane commands are formed in a fixed-size array on the hot path.
@@ -71,9 +75,9 @@ impl Geometry {
         let blocks = planes * f.blocks_per_plane;
         let physical_pages = blocks as u64 * f.pages_per_block as u64;
         let logical_pages = ((physical_pages as f64) * (1.0 - config.ftl.over_provisioning)).floor() as u64;
-        let entries_per_translation_page = f.page_size.value / crate::ftl::cmt::TRANSLATION_ENTRY_BYTES;
+        let entries_per_translation_page = f.page_size.value / super::mapping::TRANSLATION_ENTRY_BYTES;
         // The block, hybrid and super-page families keep their (small) tables in DRAM.
-        let in_dram = config.ftl.ideal_mapping || config.ftl.mapping != crate::config::MappingFamily::Page;
+        let in_dram = config.ftl.ideal_mapping || config.ftl.mapping != super::MappingFamily::Page;
         let translation_pages = if in_dram { 0 } else { logical_pages.div_ceil(entries_per_translation_page) };
         Self {
             channels: f.channels,
