@@ -13,6 +13,8 @@ fn main() {
         .expect("cbindgen reads src/lib.rs");
     let mut text = Vec::new();
     header.write(&mut text);
+    // Generated, not tracked: a clean clone gets it from its first build.
+    std::fs::create_dir_all(format!("{crate_dir}/include")).expect("create include/");
     let path = format!("{crate_dir}/include/ssdlab.h");
     if std::fs::read(&path).ok().as_deref() != Some(&text[..]) {
         std::fs::write(&path, text).expect("write include/ssdlab.h");

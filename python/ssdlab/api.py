@@ -91,10 +91,19 @@ def simulate(
     document, folder, source, extra_warnings = load_document(config, overrides, base_dir)
 
     records = _records_target(document, records_dir)
+    flows = document.get("flows")
+    alone_runs = len(flows) if alone and isinstance(flows, list) and len(flows) > 1 else 0
+    # Progress runs over the shared run and the alone runs together.
+    runs = alone_runs + 1
+
+    def part(k: int) -> Callable[[float], object] | None:
+        if progress is None:
+            return None
+        return lambda fraction: progress((k + fraction) / runs)
+
+    results = _run(document, folder, source, part(0), records)
     if alone:
-        results = _run_with_alone(document, folder, source, progress, records)
-    else:
-        results = _run(document, folder, source, progress, records)
+        _add_alone_runs(results, document, folder, source, part)
     results.warnings.extend(extra_warnings)
     mismatch = data_integrity_message(results)
     if mismatch is not None:
@@ -176,25 +185,17 @@ def _run(
     return results
 
 
-def _run_with_alone(
+def _add_alone_runs(
+    shared: Results,
     document: Mapping[str, Any],
     folder: Path,
     source: str | None,
-    progress: Callable[[float], object] | None,
-    records: tuple[Path, Any] | None = None,
-) -> Results:
-    """The shared run, then every flow alone on the same device, and the interference metrics.
-    Only the shared run writes per-request records."""
-    flows = document.get("flows")
-    count = len(flows) if isinstance(flows, list) else 0
-    runs = count + 1 if count > 1 else 1
-
-    def part(k: int) -> Callable[[float], object] | None:
-        if progress is None:
-            return None
-        return lambda fraction: progress((k + fraction) / runs)
-
-    shared = _run(document, folder, source, part(0), records)
+    part: Callable[[int], Callable[[float], object] | None],
+) -> None:
+    """Every flow of the `shared` run alone on the same device, and the interference metrics
+    into `shared`; `part(k)` reports the progress of run k (the shared run is 0). Only the shared
+    run writes per-request records."""
+    count = len(shared.flows)
     names = [f.name for f in shared.flows]
     shared_rt = {f.name: mean_response_time_us(f) for f in shared.flows}
     if count <= 1:
@@ -215,7 +216,6 @@ def _run_with_alone(
 
     shared.fairness, notes = fairness_metrics(names, shared_rt, alone_rt)
     shared.warnings.extend(notes)
-    return shared
 
 
 def alone_document(document: Mapping[str, Any], index: int, name: str) -> dict[str, Any]:

@@ -26,22 +26,29 @@ def load_config(path: str | os.PathLike[str]) -> dict[str, Any]:
     A missing file raises FileNotFoundError; nothing is ever created in its place.
     """
     path = Path(path)
-    if path.is_dir():
-        raise ConfigError(f"{path} is a folder; expected a TOML config file")
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise FileNotFoundError(f"config file not found: {path}") from None
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot read config file: {e.strerror or e}") from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise ConfigError(f"{path}: not UTF-8 text (byte {e.start})") from None
+    text = read_text(path, "config file", "a TOML config file")
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(_describe_toml_error(path, str(e))) from None
+
+
+def read_text(path: Path, what: str, expected: str) -> str:
+    """The UTF-8 text of the input file `path` (`what` names it in errors: "config file"),
+    or an error that names the file and what went wrong; `expected` says what should be there
+    when `path` is a folder. A missing file raises FileNotFoundError."""
+    if path.is_dir():
+        raise ConfigError(f"{path} is a folder; expected {expected}")
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{what} not found: {path}") from None
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read {what}: {e.strerror or e}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {e.start})") from None
 
 
 def _describe_toml_error(path: Path, message: str) -> str:

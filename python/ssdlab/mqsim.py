@@ -14,8 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ssdlab import _core
-from ssdlab._core import ConfigError
-from ssdlab.config import dump_toml
+from ssdlab.config import dump_toml, read_text
 
 
 @dataclass
@@ -96,15 +95,4 @@ def is_mqsim_file(path: str | os.PathLike[str]) -> bool:
 
 
 def _read(path: Path, what: str, example: str) -> str:
-    if path.is_dir():
-        raise ConfigError(f"{path} is a folder; expected an {what} (such as {example})")
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise FileNotFoundError(f"{what} not found: {path}") from None
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot read {what}: {e.strerror or e}") from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise ConfigError(f"{path}: not UTF-8 or ASCII text (byte {e.start})") from None
+    return read_text(path, what, f"an {what} (such as {example})")

@@ -257,13 +257,8 @@ pub unsafe extern "C" fn ssdlab_submit(device: *mut SsdlabDevice, request: *cons
             // SAFETY: `data_len` bytes are readable (the contract).
             Some(unsafe { std::slice::from_raw_parts(r.data, r.data_len) })
         };
-        let op = match r.op {
-            0 => Op::Read,
-            1 => Op::Write,
-            2 => Op::Flush,
-            3 => Op::Trim,
-            4 => Op::WriteZeroes,
-            other => return fail(SsdlabStatus::SsdlabInvalidArgument, format!("op {other} is not an SsdlabOp")),
+        let Some(op) = Op::from_code(r.op) else {
+            return fail(SsdlabStatus::SsdlabInvalidArgument, format!("op {} is not an SsdlabOp", r.op));
         };
         let host = HostRequest { id: r.id, queue: r.queue, op, start_sector: r.start_sector, sectors: r.sectors, data };
         match d.device.submit(&host) {
@@ -354,13 +349,7 @@ pub unsafe extern "C" fn ssdlab_poll_completion(
         }
         let Some(c) = d.ready.front() else { return 0 };
         let bytes = c.data.as_deref().unwrap_or(&[]);
-        let op = match c.op {
-            Op::Read => SsdlabOp::SsdlabRead,
-            Op::Write => SsdlabOp::SsdlabWrite,
-            Op::Flush => SsdlabOp::SsdlabFlush,
-            Op::Trim => SsdlabOp::SsdlabTrim,
-            Op::WriteZeroes => SsdlabOp::SsdlabWriteZeroes,
-        } as u8;
+        let op = c.op.code();
         let completion = SsdlabCompletion {
             id: c.id,
             queue: c.queue,

@@ -31,6 +31,23 @@ fn request(id: u64, op: u8, start_sector: u64, sectors: u32) -> SsdlabRequest {
 }
 
 #[test]
+fn op_codes_are_the_core_ops_codes() {
+    use ssdlab_core::device::Op;
+    let c_ops = [
+        SsdlabOp::SsdlabRead,
+        SsdlabOp::SsdlabWrite,
+        SsdlabOp::SsdlabFlush,
+        SsdlabOp::SsdlabTrim,
+        SsdlabOp::SsdlabWriteZeroes,
+    ];
+    for (c, op) in c_ops.into_iter().zip(Op::ALL) {
+        assert_eq!(c as u8, op.code(), "{op:?}");
+        assert_eq!(Op::from_code(c as u8), Some(op));
+    }
+    assert_eq!(Op::from_code(Op::ALL.len() as u8), None);
+}
+
+#[test]
 fn null_pointers_and_bad_values_are_refused_with_a_message() {
     let mut dev = ptr::null_mut();
     // SAFETY: the calls are made to check NULL handling.

@@ -29,6 +29,33 @@ pub fn example(name: &str) -> String {
     std::fs::read_to_string(repo_root().join("examples").join(name)).expect("example config exists")
 }
 
+/// The text of `tests/fixtures/<name>`: a device config shared by a test file's cases.
+pub fn fixture(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// A 64 KiB write-read cache and two flows on the same addresses, `requests` each: one that
+/// caches (`first_flow_keys` added to it, e.g. a hot/cold address pattern) at queue depth 4, one
+/// that writes 2 KiB straight to flash at depth 2. Reads race writes: the data checks must hold.
+pub fn cached_and_direct_flows(requests: u32, first_flow_keys: &str) -> String {
+    format!(
+        "[cache]\ncapacity = \"64KiB\"\n[[flows]]\ncache_mode = \"write-read\"\nread_fraction = 0.5\n\
+         request_size = {{ mean = \"6KiB\", stdev = \"4KiB\" }}\n{first_flow_keys}\nqueue_depth = 4\n\
+         requests = {requests}\n[[flows]]\nread_fraction = 0.5\nrequest_size = \"2KiB\"\nqueue_depth = 2\n\
+         requests = {requests}\n"
+    )
+}
+
+/// A `[flash]` table: `shape` is [channels, chips per channel, dies per chip, planes per die,
+/// blocks per plane, pages per block], with pages of `page_size` (e.g. "4KiB").
+pub fn flash(shape: [u32; 6], page_size: &str) -> String {
+    let keys =
+        ["channels", "chips_per_channel", "dies_per_chip", "planes_per_die", "blocks_per_plane", "pages_per_block"];
+    let lines: Vec<String> = keys.iter().zip(shape).map(|(key, n)| format!("{key} = {n}")).collect();
+    format!("[flash]\n{}\npage_size = \"{page_size}\"", lines.join("\n"))
+}
+
 /// A small device (2 channels x 2 chips x 1 die x 2 planes x 64 blocks x 64 pages of 4 KiB).
 pub const SMALL_DEVICE: &str = r#"
 seed = 7

@@ -64,20 +64,8 @@ fn cached_writes_partial_pages_and_concurrent_flows_read_back_right() {
     // A write cache smaller than the data, partial-page writes (read-modify-write of cached lines
     // and of flash pages), a second flow writing the same addresses straight to flash, and writes
     // larger than the cache that bypass it.
-    let flows = r#"
-[cache]
-capacity = "64KiB"
-[[flows]]
-cache_mode = "write-read"
-read_fraction = 0.5
-request_size = { mean = "6KiB", stdev = "4KiB" }
-queue_depth = 4
-requests = 5000
-[[flows]]
-read_fraction = 0.5
-request_size = "2KiB"
-queue_depth = 2
-requests = 5000
+    let flows = common::cached_and_direct_flows(5000, "")
+        + r#"
 [[flows]]
 cache_mode = "write"
 read_fraction = 0.3

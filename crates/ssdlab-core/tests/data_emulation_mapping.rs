@@ -14,14 +14,7 @@ fn device(mapping: &str) -> String {
     format!(
         r#"
 seed = 5
-[flash]
-channels = 1
-chips_per_channel = 2
-dies_per_chip = 1
-planes_per_die = 2
-blocks_per_plane = 32
-pages_per_block = 16
-page_size = "4KiB"
+{flash}
 [ftl]
 over_provisioning = 0.15
 cmt_capacity = "256B"
@@ -30,7 +23,8 @@ cmt_capacity = "256B"
 mode = "none"
 [data]
 emulate = true
-"#
+"#,
+        flash = common::flash([1, 2, 1, 2, 32, 16], "4KiB")
     )
 }
 
@@ -75,19 +69,8 @@ fn block_mapping_full_merges_keep_the_data() {
 fn hybrid_mapping_switch_partial_and_full_merges_keep_the_data() {
     // A sequential flow fills log blocks in order (switch and partial merges), a random one
     // scatters pages over them (full merges); two log blocks per data block.
-    let flows = r#"
-[[flows]]
-read_fraction = 0.3
-request_size = "16KiB"
-address = "sequential"
-queue_depth = 1
-requests = 3000
-[[flows]]
-read_fraction = 0.4
-request_size = { mean = "6KiB", stdev = "4KiB" }
-queue_depth = 1
-requests = 3000
-"#;
+    let sequential = "[[flows]]\nread_fraction = 0.3\nrequest_size = \"16KiB\"\naddress = \"sequential\"\nqueue_depth = 1\nrequests = 3000\n";
+    let flows = format!("{sequential}{}", RANDOM.replace("requests = 4000", "requests = 3000"));
     let r = run(&format!("{}{flows}", device("mapping = \"hybrid\"\nlog_blocks_per_data_block = 2")));
     let m = r.mapping.as_ref().expect("mapping section");
     assert!(m.merges.switch + m.merges.partial > 0, "{m:?}");
@@ -120,24 +103,7 @@ fn super_page_remapped_updates_keep_the_data() {
 
 #[test]
 fn every_family_keeps_the_data_with_a_cache_concurrent_flows_and_a_filled_drive() {
-    let flows = r#"
-[cache]
-capacity = "64KiB"
-[[flows]]
-cache_mode = "write-read"
-read_fraction = 0.5
-request_size = { mean = "6KiB", stdev = "4KiB" }
-address = "hotcold"
-hot_fraction = 0.2
-hot_traffic = 0.8
-queue_depth = 4
-requests = 3000
-[[flows]]
-read_fraction = 0.5
-request_size = "2KiB"
-queue_depth = 2
-requests = 3000
-"#;
+    let flows = common::cached_and_direct_flows(3000, "address = \"hotcold\"\nhot_fraction = 0.2\nhot_traffic = 0.8");
     for mapping in [
         "mapping = \"block\"",
         "mapping = \"hybrid\"",

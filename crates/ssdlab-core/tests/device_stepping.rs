@@ -16,14 +16,7 @@ fn small_device(cache_mode: &str, extra: &str) -> String {
     format!(
         r#"
 seed = 3
-[flash]
-channels = 2
-chips_per_channel = 1
-dies_per_chip = 1
-planes_per_die = 1
-blocks_per_plane = 24
-pages_per_block = 16
-page_size = "4KiB"
+{flash}
 [ftl]
 over_provisioning = 0.2
 static_wear_leveling = true
@@ -37,7 +30,8 @@ name = "sq0"
 kind = "host"
 cache_mode = "{cache_mode}"
 {extra}
-"#
+"#,
+        flash = common::flash([2, 1, 1, 1, 24, 16], "4KiB")
     )
 }
 

@@ -12,49 +12,7 @@ use ssdlab_core::Results;
 /// that caches its writes and reads, a random reader and a sequential reader that caches reads
 /// (read-ahead needs one), and `options` (TOML sections) on top.
 fn device(options: &str) -> String {
-    format!(
-        r#"
-seed = 1
-[flash]
-channels = 4
-chips_per_channel = 2
-dies_per_chip = 1
-planes_per_die = 2
-blocks_per_plane = 64
-pages_per_block = 64
-page_size = "8KiB"
-[ftl]
-over_provisioning = 0.1
-static_wear_leveling_threshold = 8
-[precondition]
-mode = "none"
-{options}
-[[flows]]
-name = "writer"
-cache_mode = "write-read"
-read_fraction = 0.3
-request_size = {{ mean = "12KiB", stdev = "8KiB" }}
-address = "hotcold"
-hot_fraction = 0.2
-hot_traffic = 0.8
-queue_depth = 8
-requests = 3000
-[[flows]]
-name = "reader"
-read_fraction = 1.0
-request_size = "4KiB"
-queue_depth = 4
-requests = 2000
-[[flows]]
-name = "streamer"
-read_fraction = 1.0
-address = "sequential"
-request_size = "16KiB"
-cache_mode = "read"
-queue_depth = 2
-requests = 600
-"#
-    )
+    common::fixture("feature_mix.toml") + options
 }
 
 /// The config with `ftl.mapping` set.

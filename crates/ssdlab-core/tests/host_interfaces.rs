@@ -83,27 +83,20 @@ fn ufs_saturates_below_nvme_with_many_flows_at_high_queue_depth() {
     assert_eq!(ufs.host_interface.unwrap().device_queue_slots, 32);
 }
 
-const OC_DEVICE: &str = r#"
-seed = 11
-[flash]
-channels = 2
-chips_per_channel = 2
-dies_per_chip = 1
-planes_per_die = 2
-blocks_per_plane = 64
-pages_per_block = 64
-page_size = "4KiB"
-[ftl]
-over_provisioning = 0.2
-cmt_capacity = "16KiB"
-"#;
+/// The NVMe/Open-Channel comparison device: a CMT of 2 K entries, so mapping misses show.
+fn oc_device() -> String {
+    format!(
+        "seed = 11\n{}\n[ftl]\nover_provisioning = 0.2\ncmt_capacity = \"16KiB\"\n",
+        common::flash([2, 2, 1, 2, 64, 64], "4KiB")
+    )
+}
 
 const RANDOM_WRITES: &str =
     "[[flows]]\nread_fraction = 0.0\nrequest_size = \"4KiB\"\nalignment = \"4KiB\"\nqueue_depth = 16\nrequests = 20000\n";
 
 #[test]
 fn open_channel_random_writes_through_gc_keep_every_chunk_sequential() {
-    let r = run(&format!("{OC_DEVICE}\n[host]\ninterface = \"open_channel\"\n{RANDOM_WRITES}"));
+    let r = run(&format!("{}\n[host]\ninterface = \"open_channel\"\n{RANDOM_WRITES}", oc_device()));
     let oc = r.open_channel.as_ref().expect("open_channel is reported");
     assert!(r.device.gc.blocks_erased > 100, "the run collects: {}", r.device.gc.blocks_erased);
     assert_eq!(oc.write_pointer_violations, 0, "every program was at its chunk's write pointer");
@@ -131,7 +124,7 @@ fn open_channel_random_writes_through_gc_keep_every_chunk_sequential() {
     assert_eq!(r.host_interface.as_ref().unwrap().kind, "open_channel");
 
     // The same workload on an NVMe device FTL with a small CMT reads and writes translation pages.
-    let nvme = run(&format!("{OC_DEVICE}\n{RANDOM_WRITES}"));
+    let nvme = run(&format!("{}\n{RANDOM_WRITES}", oc_device()));
     assert!(nvme.device.flash.translation_page_writes > 0 && nvme.flows[0].cmt_hit_rate < 1.0);
     assert!(nvme.open_channel.is_none());
 }
@@ -139,8 +132,8 @@ fn open_channel_random_writes_through_gc_keep_every_chunk_sequential() {
 #[test]
 fn open_channel_vector_copy_keeps_gc_off_the_link() {
     let host = "interface = \"open_channel\"\n[host.open_channel]\ngc_copy = \"vector-copy\"";
-    let copy = run(&format!("{OC_DEVICE}\n[host]\n{host}\n{RANDOM_WRITES}"));
-    let through_host = run(&format!("{OC_DEVICE}\n[host]\ninterface = \"open_channel\"\n{RANDOM_WRITES}"));
+    let copy = run(&format!("{}\n[host]\n{host}\n{RANDOM_WRITES}", oc_device()));
+    let through_host = run(&format!("{}\n[host]\ninterface = \"open_channel\"\n{RANDOM_WRITES}", oc_device()));
     let (c, h) = (copy.open_channel.as_ref().unwrap(), through_host.open_channel.as_ref().unwrap());
     assert_eq!(c.host_ftl.gc_link_bytes, 0);
     assert!(c.host_ftl.gc_pages_moved > 0 && c.write_pointer_violations == 0);
@@ -155,7 +148,7 @@ fn open_channel_host_placement_spreads_writes_static_striping_does_not() {
     let flow = "[[flows]]\nread_fraction = 0.0\nrequest_size = \"4KiB\"\nalignment = \"32KiB\"\nqueue_depth = 16\nrequests = 4000\n";
     let with = |placement: &str| {
         let host = format!("interface = \"open_channel\"\n[host.open_channel]\nplacement = \"{placement}\"");
-        run(&format!("{OC_DEVICE}\n[host]\n{host}\n{flow}"))
+        run(&format!("{}\n[host]\n{host}\n{flow}", oc_device()))
     };
     let (rr, fixed) = (with("round-robin"), with("static"));
     assert!(
@@ -182,7 +175,8 @@ fn open_channel_host_cpu_time_adds_to_the_queue_wait() {
 
 #[test]
 fn open_channel_runs_are_deterministic_and_keep_the_invariants() {
-    let text = format!("{OC_DEVICE}\n[host]\ninterface = \"open_channel\"\n{}", RANDOM_WRITES.replace("20000", "3000"));
+    let text =
+        format!("{}\n[host]\ninterface = \"open_channel\"\n{}", oc_device(), RANDOM_WRITES.replace("20000", "3000"));
     let a = run(&text);
     let b = run(&text);
     assert_eq!(serde_json::to_value(&a.open_channel).unwrap(), serde_json::to_value(&b.open_channel).unwrap());

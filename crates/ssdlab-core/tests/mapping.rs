@@ -9,27 +9,7 @@ use ssdlab_core::{Results, Simulation};
 /// A small drive, filled, with the whole table in DRAM for every family (so the comparison
 /// isolates the mapping, not cached-mapping-table misses).
 fn device(mapping: &str, flows: &str) -> String {
-    format!(
-        r#"
-seed = 11
-[flash]
-channels = 2
-chips_per_channel = 2
-dies_per_chip = 1
-planes_per_die = 2
-blocks_per_plane = 64
-pages_per_block = 32
-page_size = "4KiB"
-[ftl]
-over_provisioning = 0.2
-ideal_mapping = true
-{mapping}
-[precondition]
-mode = "fill"
-occupancy = 0.8
-{flows}
-"#
-    )
+    common::fixture("mapping_filled.toml").replace("[ftl]\n", &format!("[ftl]\n{mapping}\n")) + flows
 }
 
 const RANDOM_WRITES: &str = r#"

@@ -4,23 +4,21 @@ mod common;
 
 use common::run;
 
-const DEVICE: &str = r#"
+fn device() -> String {
+    format!(
+        r#"
 seed = 9
-[flash]
-channels = 2
-chips_per_channel = 1
-dies_per_chip = 2
-planes_per_die = 1
-blocks_per_plane = 64
-pages_per_block = 64
-page_size = "4KiB"
+{flash}
 [ftl]
 over_provisioning = 0.2
 ideal_mapping = true
 [precondition]
 mode = "fill"
 occupancy = 1.0
-"#;
+"#,
+        flash = common::flash([2, 1, 2, 1, 64, 64], "4KiB")
+    )
+}
 
 /// Two closed-loop readers that compete for the same simulated interval.
 fn two_readers(first: &str, second: &str, depth: u32) -> String {
@@ -38,8 +36,8 @@ fn share(r: &ssdlab_core::Results) -> f64 {
 #[test]
 fn weighted_round_robin_favours_the_high_priority_queue() {
     let host = "[host]\nmax_requests_in_device = 4\narbitration = \"weighted-round-robin\"\nwrr_weights = { high = 8, medium = 2, low = 1 }\n";
-    let wrr = run(&format!("{DEVICE}\n{host}\n{}", two_readers("high", "low", 32)));
-    let rr = run(&format!("{DEVICE}\n[host]\nmax_requests_in_device = 4\n{}", two_readers("high", "low", 32)));
+    let wrr = run(&format!("{}\n{host}\n{}", device(), two_readers("high", "low", 32)));
+    let rr = run(&format!("{}\n[host]\nmax_requests_in_device = 4\n{}", device(), two_readers("high", "low", 32)));
     eprintln!(
         "wrr share {:.2} (iops {:.0}/{:.0}), rr share {:.2}",
         share(&wrr),
@@ -54,9 +52,13 @@ fn weighted_round_robin_favours_the_high_priority_queue() {
 
 #[test]
 fn priority_scheduling_serves_the_urgent_flow_first_at_the_dies() {
-    let prio = run(&format!("{DEVICE}\n[controller]\nscheduling = \"priority\"\n{}", two_readers("urgent", "low", 32)));
-    let ooo =
-        run(&format!("{DEVICE}\n[controller]\nscheduling = \"out-of-order\"\n{}", two_readers("urgent", "low", 32)));
+    let prio =
+        run(&format!("{}\n[controller]\nscheduling = \"priority\"\n{}", device(), two_readers("urgent", "low", 32)));
+    let ooo = run(&format!(
+        "{}\n[controller]\nscheduling = \"out-of-order\"\n{}",
+        device(),
+        two_readers("urgent", "low", 32)
+    ));
     let (u, l) = (prio.flows[0].reads.latency_us.mean, prio.flows[1].reads.latency_us.mean);
     assert!(u < l * 0.5, "urgent {u:.0} us vs low {l:.0} us");
     assert!(share(&prio) > 2.0, "urgent completed {:.2}x what low did", share(&prio));
@@ -67,8 +69,8 @@ fn priority_scheduling_serves_the_urgent_flow_first_at_the_dies() {
 #[test]
 fn fifo_scheduling_loses_die_parallelism_to_head_of_line_blocking() {
     let flow = "[[flows]]\nread_fraction = 1.0\nqueue_depth = 32\nrequests = 4000\n";
-    let fifo = run(&format!("{DEVICE}\n[controller]\nscheduling = \"fifo\"\n{flow}"));
-    let ooo = run(&format!("{DEVICE}\n[controller]\nscheduling = \"out-of-order\"\n{flow}"));
+    let fifo = run(&format!("{}\n[controller]\nscheduling = \"fifo\"\n{flow}", device()));
+    let ooo = run(&format!("{}\n[controller]\nscheduling = \"out-of-order\"\n{flow}", device()));
     assert!(
         fifo.flows[0].iops < ooo.flows[0].iops * 0.9,
         "FIFO {:.0} vs out-of-order {:.0} IOPS",

@@ -142,17 +142,9 @@ struct Device {
 }
 
 fn op_from_name(op: &str) -> PyResult<Op> {
-    Ok(match op {
-        "read" => Op::Read,
-        "write" => Op::Write,
-        "flush" => Op::Flush,
-        "trim" => Op::Trim,
-        "write_zeroes" => Op::WriteZeroes,
-        _ => {
-            return Err(PyValueError::new_err(format!(
-                "op: expected \"read\", \"write\", \"flush\", \"trim\" or \"write_zeroes\", got {op:?}"
-            )))
-        }
+    Op::from_name(op).ok_or_else(|| {
+        let names: Vec<String> = Op::ALL.iter().map(|o| format!("{:?}", o.name())).collect();
+        PyValueError::new_err(format!("op: expected one of {}, got {op:?}", names.join(", ")))
     })
 }
 

@@ -98,14 +98,15 @@ pub struct StepCost {
     pub core: Option<u32>,
 }
 
-/// A firmware step.
+/// A firmware step; its declaration order indexes the per-step tables (`STEP_DEFAULTS`, the
+/// latency breakdown).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FirmwareStep {
-    Hil = 0,
-    Cache = 1,
-    Ftl = 2,
-    Fil = 3,
-    Gc = 4,
+    Hil,
+    Cache,
+    Ftl,
+    Fil,
+    Gc,
 }
 
 impl FirmwareStep {

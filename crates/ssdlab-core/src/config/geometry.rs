@@ -26,19 +26,20 @@ pub enum Level {
 
 #[derive(Clone, Debug)]
 pub struct Geometry {
+    // Each level's count per parent, then in the whole device.
     pub channels: u32,
     pub chips_per_channel: u32,
+    pub chips: u32,
     pub dies_per_chip: u32,
+    pub dies: u32,
     pub planes_per_die: u32,
+    pub planes: u32,
     pub blocks_per_plane: u32,
+    pub blocks: u32,
     pub pages_per_block: u32,
+    pub physical_pages: u64,
     pub page_size_bytes: u64,
     pub sectors_per_page: u64,
-    pub chips: u32,
-    pub dies: u32,
-    pub planes: u32,
-    pub blocks: u32,
-    pub physical_pages: u64,
     /// Pages the host can address: physical pages less over-provisioning.
     pub logical_pages: u64,
     /// Mapping entries per translation page.

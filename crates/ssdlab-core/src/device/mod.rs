@@ -17,26 +17,51 @@ use crate::stats::breakdown::Breakdown;
 use crate::stats::Results;
 use crate::time::SimTime;
 
-/// What a host request asks the device to do (NVMe I/O command set names in brackets).
-#[repr(u8)]
+/// What a host request asks the device to do (NVMe I/O command set names in brackets). The C
+/// ABI's op codes are the positions in [`Op::ALL`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Op {
     /// Return `sectors` sectors from `start_sector` [Read].
-    Read = 0,
+    Read,
     /// Store `sectors` sectors at `start_sector`, with the host's bytes if it gives them
     /// [Write].
-    Write = 1,
+    Write,
     /// Complete once every write completed before it is on flash: the write cache programs the
     /// dirty data it holds [Flush].
-    Flush = 2,
+    Flush,
     /// The host no longer needs these sectors: whole logical pages in the range are unmapped
     /// (GC stops moving them) and read back as zeros [Dataset Management, Deallocate].
-    Trim = 3,
+    Trim,
     /// Store zeros at these sectors, without moving data over the link [Write Zeroes].
-    WriteZeroes = 4,
+    WriteZeroes,
 }
 
 impl Op {
+    /// Every op, in code order.
+    pub const ALL: [Op; 5] = [Op::Read, Op::Write, Op::Flush, Op::Trim, Op::WriteZeroes];
+    const _ALL_IN_DECLARATION_ORDER: () = {
+        let mut i = 0;
+        while i < Op::ALL.len() {
+            assert!(Op::ALL[i] as usize == i, "Op::ALL follows the declaration order");
+            i += 1;
+        }
+    };
+
+    /// The op named `name` (as [`Op::name`] spells it), for hosts that speak in names.
+    pub fn from_name(name: &str) -> Option<Op> {
+        Op::ALL.into_iter().find(|op| op.name() == name)
+    }
+
+    /// The op whose code (position in [`Op::ALL`]) is `code`.
+    pub fn from_code(code: u8) -> Option<Op> {
+        Op::ALL.get(code as usize).copied()
+    }
+
+    /// This op's code: its position in [`Op::ALL`].
+    pub fn code(self) -> u8 {
+        self as u8
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Op::Read => "read",

@@ -2,9 +2,13 @@
 //! creates itself (GC moves and erases). They live in a slab and are named by index, so events
 //! and queues carry 4-byte ids and nothing is allocated per transaction once the slab has grown.
 
+use crate::config::Priority;
+use crate::ftl::mapping::UNMAPPED;
 use crate::time::SimTime;
 
 pub const NO_REQUEST: u32 = u32::MAX;
+/// No transaction: the end of a list threaded through the slab.
+pub const NO_TXN: u32 = u32::MAX;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TxnKind {
@@ -58,13 +62,13 @@ impl TxnKind {
 /// MQSim's default) ahead of user writes so that free space is reclaimed before more is consumed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Class {
-    UserRead = 0,
-    MappingRead = 1,
-    GcRead = 2,
-    GcWrite = 3,
-    MappingWrite = 4,
-    Erase = 5,
-    UserWrite = 6,
+    UserRead,
+    MappingRead,
+    GcRead,
+    GcWrite,
+    MappingWrite,
+    Erase,
+    UserWrite,
 }
 
 pub const CLASSES: usize = 7;
@@ -85,26 +89,17 @@ impl Class {
         matches!(self, Class::UserRead | Class::MappingRead | Class::GcRead)
     }
 
-    /// The class whose discriminant is `index`.
+    /// The class whose discriminant is `index` (the service order is the declaration order).
     #[inline]
     pub fn from_index(index: usize) -> Class {
-        const BY_INDEX: [Class; CLASSES] = [
-            Class::UserRead,
-            Class::MappingRead,
-            Class::GcRead,
-            Class::GcWrite,
-            Class::MappingWrite,
-            Class::Erase,
-            Class::UserWrite,
-        ];
         const _: () = {
             let mut i = 0;
             while i < CLASSES {
-                assert!(BY_INDEX[i] as usize == i, "BY_INDEX follows the discriminants");
+                assert!(Class::ORDER[i] as usize == i, "ORDER follows the declaration order");
                 i += 1;
             }
         };
-        BY_INDEX[index]
+        Self::ORDER[index]
     }
 
     /// Service order when GC is preemptible and no plane of the die is short of space: every
@@ -148,4 +143,36 @@ pub struct Transaction {
     pub first_sector: u16,
     /// Arrival order at its die queue.
     pub seq: u64,
+}
+
+impl Transaction {
+    /// A transaction of `kind` on `sectors` sectors of logical page `lpa`, created at
+    /// `queued_at`, not yet on a physical page or a plane. It is FTL work (no flow's, in the
+    /// middle priority class) until [`Transaction::serving`] says whose it is.
+    pub fn new(kind: TxnKind, request: u32, lpa: u32, sectors: u32, queued_at: SimTime) -> Self {
+        Transaction {
+            kind,
+            request,
+            lpa,
+            ppa: UNMAPPED,
+            plane: 0,
+            sectors,
+            queued_at,
+            next_waiting: NO_TXN,
+            priority: Priority::Medium as u8,
+            flow: 0,
+            first_sector: 0,
+            seq: 0,
+        }
+    }
+
+    /// Serving `flow` (at its NVMe `priority`) from sector `first_sector` of the page.
+    pub fn serving(self, flow: u16, priority: u8, first_sector: u16) -> Self {
+        Transaction { flow, priority, first_sector, ..self }
+    }
+
+    /// On physical page `ppa` of `plane`.
+    pub fn at(self, ppa: u32, plane: u32) -> Self {
+        Transaction { ppa, plane, ..self }
+    }
 }

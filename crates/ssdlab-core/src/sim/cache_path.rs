@@ -5,13 +5,11 @@
 use std::collections::VecDeque;
 
 use super::flash_path::sector_mask;
-use super::mapping_path::NO_TXN;
 use super::{Event, Simulation};
 use crate::cache::{CachePartition, Eviction, Lookup};
 use crate::config::{CacheMode, CacheShape, Config, Priority, Sharing};
 use crate::engine::RandomStream;
 use crate::flash::SECTOR_BYTES;
-use crate::ftl::mapping::UNMAPPED;
 use crate::ftl::transaction::{Transaction, TxnKind, NO_REQUEST};
 use crate::stats::breakdown::{Breakdown, Step};
 
@@ -278,20 +276,13 @@ impl Simulation {
     /// the rest of the page by a read-modify-write, like any partial write).
     fn flush_line(&mut self, lpa: u32, sectors: u64, flow: u16) {
         self.cache.flushes += 1;
-        let id = self.insert_txn(Transaction {
-            kind: TxnKind::UserWrite,
-            request: NO_REQUEST,
-            lpa,
-            ppa: UNMAPPED,
-            plane: 0,
-            sectors: sectors.count_ones(),
-            queued_at: self.now(),
-            next_waiting: NO_TXN,
-            priority: Priority::Medium as u8,
-            flow,
-            first_sector: sectors.trailing_zeros() as u16,
-            seq: 0,
-        });
+        let id = self.insert_txn(
+            Transaction::new(TxnKind::UserWrite, NO_REQUEST, lpa, sectors.count_ones(), self.now()).serving(
+                flow,
+                Priority::Medium as u8,
+                sectors.trailing_zeros() as u16,
+            ),
+        );
         self.start_user_page(id);
     }
 

@@ -3,15 +3,13 @@
 
 use super::{Event, Simulation};
 use crate::cache::Lookup;
-use crate::config::{CacheMode, Priority, Scheduling};
+use crate::config::{CacheMode, Scheduling};
 use crate::flash::backend::DieState;
 use crate::flash::SECTOR_BYTES;
 use crate::ftl::blocks::Stream;
-use crate::ftl::mapping::UNMAPPED;
 use crate::ftl::transaction::{Class, Transaction, TxnKind, NO_REQUEST};
 use crate::stats::breakdown::{Breakdown, Step};
 
-use super::mapping_path::NO_TXN;
 use crate::time::SimTime;
 
 impl Simulation {
@@ -70,20 +68,11 @@ impl Simulation {
                 }
             }
             pending += 1;
-            let id = self.insert_txn(Transaction {
-                kind,
-                request,
-                lpa: lpa as u32,
-                ppa: UNMAPPED,
-                plane: 0,
-                sectors: covered,
-                queued_at: self.queue.now(),
-                next_waiting: NO_TXN,
+            let id = self.insert_txn(Transaction::new(kind, request, lpa as u32, covered, self.queue.now()).serving(
+                flow as u16,
                 priority,
-                flow: flow as u16,
-                first_sector: first as u16,
-                seq: 0,
-            });
+                first as u16,
+            ));
             if buffered > 0 {
                 self.spent[id as usize].add(Step::CacheDram, buffered);
             }
@@ -123,21 +112,7 @@ impl Simulation {
         let g = &self.ftl.geometry;
         let plane = g.plane_of_block(g.block_of_ppa(ppa));
         let queued_at = self.queue.now();
-        let id = self.insert_txn(Transaction {
-            kind,
-            request,
-            lpa,
-            ppa,
-            plane,
-            sectors,
-            queued_at,
-            next_waiting: NO_TXN,
-            // FTL work (GC, translation pages) is not any one flow's: the middle class.
-            priority: Priority::Medium as u8,
-            flow: 0,
-            first_sector: 0,
-            seq: 0,
-        });
+        let id = self.insert_txn(Transaction::new(kind, request, lpa, sectors, queued_at).at(ppa, plane));
         self.push_to_die(id, kind.class(), plane);
         id
     }

@@ -13,7 +13,7 @@ use crate::ftl::mapping::UNMAPPED;
 use crate::ftl::transaction::{Class, Transaction, TxnKind, NO_REQUEST};
 use crate::stats::breakdown::Step;
 
-pub(super) const NO_TXN: u32 = u32::MAX;
+pub(super) use crate::ftl::transaction::NO_TXN;
 
 /// Per-flow counts of CMT lookups. `misses = lookups - hits` by construction.
 #[derive(Clone, Copy, Debug, Default)]
@@ -211,20 +211,10 @@ impl Simulation {
         let g = &self.ftl.geometry;
         let lpa = g.translation_lpa(tpage);
         let plane = g.plane_of_lpa(lpa as u64);
-        let id = self.insert_txn(Transaction {
-            kind: TxnKind::MappingWrite,
-            request: NO_REQUEST,
-            lpa,
-            ppa: UNMAPPED,
-            plane,
-            sectors: g.sectors_per_page as u32,
-            queued_at: self.now(),
-            next_waiting: NO_TXN,
-            priority: crate::config::Priority::Medium as u8,
-            flow: 0,
-            first_sector: 0,
-            seq: 0,
-        });
+        let id = self.insert_txn(
+            Transaction::new(TxnKind::MappingWrite, NO_REQUEST, lpa, g.sectors_per_page as u32, self.now())
+                .at(UNMAPPED, plane),
+        );
         self.enqueue_write(id);
     }
 

@@ -620,20 +620,8 @@ impl Simulation {
                 continue;
             }
             let plane = self.ftl.home_plane(lpa as u64);
-            let id = self.insert_txn(Transaction {
-                kind: TxnKind::MergeWrite,
-                request: m,
-                lpa,
-                ppa: UNMAPPED,
-                plane,
-                sectors: spp,
-                queued_at: self.now(),
-                next_waiting: NO_TXN,
-                priority: crate::config::Priority::Medium as u8,
-                flow: 0,
-                first_sector: 0,
-                seq: 0,
-            });
+            let id =
+                self.insert_txn(Transaction::new(TxnKind::MergeWrite, m, lpa, spp, self.now()).at(UNMAPPED, plane));
             placed += 1;
             self.enqueue_page_write(id);
         }

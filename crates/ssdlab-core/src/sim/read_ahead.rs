@@ -18,7 +18,6 @@ use super::mapping_path::NO_TXN;
 use super::Simulation;
 use crate::config::Config;
 use crate::flash::SECTOR_BYTES;
-use crate::ftl::mapping::UNMAPPED;
 use crate::ftl::transaction::{Transaction, TxnKind, NO_REQUEST};
 use crate::stats::breakdown::{Breakdown, Step};
 use crate::time::SimTime;
@@ -148,20 +147,11 @@ impl Simulation {
     fn issue_prefetch(&mut self, flow: usize, lpa: u32, sectors: u32) {
         let now = self.now();
         self.cache.counts[flow].prefetches_issued += 1;
-        let id = self.insert_txn(Transaction {
-            kind: TxnKind::UserRead,
-            request: NO_REQUEST,
-            lpa,
-            ppa: UNMAPPED,
-            plane: 0,
-            sectors,
-            queued_at: now,
-            next_waiting: NO_TXN,
-            priority: self.flows[flow].priority as u8,
-            flow: flow as u16,
-            first_sector: 0,
-            seq: 0,
-        });
+        let id = self.insert_txn(Transaction::new(TxnKind::UserRead, NO_REQUEST, lpa, sectors, now).serving(
+            flow as u16,
+            self.flows[flow].priority as u8,
+            0,
+        ));
         self.cache.read_ahead.inflight.insert(lpa, Inflight { txn: id, issued_at: now, first_waiter: NO_TXN });
         self.start_user_page(id);
     }
@@ -183,20 +173,11 @@ impl Simulation {
     /// it waits for that read (one part of its request), with the sectors cached now laid over
     /// the page when it lands (`data_read_issued`).
     pub(super) fn wait_for_prefetch(&mut self, request: u32, flow: usize, lpa: u32, first: u64, covered: u32) {
-        let id = self.insert_txn(Transaction {
-            kind: TxnKind::UserRead,
-            request,
-            lpa,
-            ppa: UNMAPPED,
-            plane: 0,
-            sectors: covered,
-            queued_at: self.now(),
-            next_waiting: NO_TXN,
-            priority: self.flows[flow].priority as u8,
-            flow: flow as u16,
-            first_sector: first as u16,
-            seq: 0,
-        });
+        let id = self.insert_txn(Transaction::new(TxnKind::UserRead, request, lpa, covered, self.now()).serving(
+            flow as u16,
+            self.flows[flow].priority as u8,
+            first as u16,
+        ));
         let inflight = self.cache.read_ahead.inflight.get_mut(&lpa).expect("a pending page is being read ahead");
         self.txns.get_mut(id).next_waiting = inflight.first_waiter;
         inflight.first_waiter = id;

@@ -3,7 +3,7 @@
 //! `device_id,opcode,offset,length,timestamp`. opcode is `R` or `W`, offset and length are
 //! bytes, timestamp is microseconds (Unix time).
 
-use super::fields::{byte_range, read_or_write, split, uint};
+use super::fields::{byte_range, csv_record, read_or_write, uint};
 use super::{Op, Parsed, Record};
 
 /// A record, quoted in errors about files that hold none.
@@ -16,13 +16,9 @@ pub(super) const LAYOUT: &str =
 pub(super) const PS_PER_UNIT: u64 = 1_000_000;
 
 pub(super) fn parse(line: &str, first: bool) -> Result<Parsed<'_>, String> {
-    if first && line.starts_with(|c: char| c.is_ascii_alphabetic()) {
+    let Some(f) = csv_record::<5>(line, first, false)? else {
         return Ok(Parsed::Header);
-    }
-    let (f, count) = split::<5>(line, ',');
-    if count != 5 {
-        return Err(format!("found {count} columns"));
-    }
+    };
     uint(f[0], "device_id")?;
     if f[1].len() != 1 {
         return Err(format!("opcode is \"{}\", expected R or W", f[1]));

@@ -16,6 +16,24 @@ pub(super) fn split<const N: usize>(line: &str, sep: char) -> ([&str; N], usize)
     (fields, count)
 }
 
+/// The first `N` comma-separated fields of a CSV record, or `None` for a header (a first line
+/// that starts with a letter names the columns). A record with other than `N` columns is an
+/// error, or with fewer when `more_allowed` (formats whose later columns are optional).
+pub(super) fn csv_record<const N: usize>(
+    line: &str,
+    first: bool,
+    more_allowed: bool,
+) -> Result<Option<[&str; N]>, String> {
+    if first && line.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        return Ok(None);
+    }
+    let (fields, count) = split::<N>(line, ',');
+    if count < N || (count > N && !more_allowed) {
+        return Err(format!("found {count} columns"));
+    }
+    Ok(Some(fields))
+}
+
 /// Splits `line` at runs of whitespace into at most `N` fields; also returns how many there are.
 pub(super) fn split_whitespace<const N: usize>(line: &str) -> ([&str; N], usize) {
     let mut fields = [""; N];

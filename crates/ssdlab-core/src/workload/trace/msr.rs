@@ -4,7 +4,7 @@
 //! filetime (100 ns ticks since 1601), Type is `Read` or `Write`, Offset and Size are bytes,
 //! ResponseTime (100 ns ticks) is ignored. The device is DiskNumber.
 
-use super::fields::{byte_range, read_or_write, split, uint};
+use super::fields::{byte_range, csv_record, read_or_write, uint};
 use super::{Op, Parsed, Record};
 
 /// A record, quoted in errors about files that hold none.
@@ -16,13 +16,9 @@ pub(super) const LAYOUT: &str = "7 comma-separated columns: Timestamp(Windows fi
 pub(super) const PS_PER_UNIT: u64 = 100_000;
 
 pub(super) fn parse(line: &str, first: bool) -> Result<Parsed<'_>, String> {
-    if first && line.starts_with(|c: char| c.is_ascii_alphabetic()) {
+    let Some(f) = csv_record::<7>(line, first, false)? else {
         return Ok(Parsed::Header);
-    }
-    let (f, count) = split::<7>(line, ',');
-    if count != 7 {
-        return Err(format!("found {count} columns"));
-    }
+    };
     let time = uint(f[0], "Timestamp")?;
     uint(f[2], "DiskNumber")?;
     let is_read = read_or_write(f[3], "Type", "Read or Write")?;

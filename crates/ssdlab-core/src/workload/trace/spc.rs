@@ -3,7 +3,7 @@
 //! counts 512 B blocks, Size is bytes, Opcode is `r` or `w` (any case), Timestamp is seconds
 //! since the start of the trace. Further optional fields are ignored.
 
-use super::fields::{read_or_write, seconds_as_ns, split, uint};
+use super::fields::{csv_record, read_or_write, seconds_as_ns, uint};
 use super::{Op, Parsed, Record};
 use crate::flash::SECTOR_BYTES;
 
@@ -17,13 +17,9 @@ pub(super) const LAYOUT: &str =
 pub(super) const PS_PER_UNIT: u64 = 1_000;
 
 pub(super) fn parse(line: &str, first: bool) -> Result<Parsed<'_>, String> {
-    if first && line.starts_with(|c: char| c.is_ascii_alphabetic()) {
+    let Some(f) = csv_record::<5>(line, first, true)? else {
         return Ok(Parsed::Header);
-    }
-    let (f, count) = split::<5>(line, ',');
-    if count < 5 {
-        return Err(format!("found {count} columns"));
-    }
+    };
     uint(f[0], "ASU")?;
     let start_sector = uint(f[1], "LBA")?;
     let size = uint(f[2], "Size")?;

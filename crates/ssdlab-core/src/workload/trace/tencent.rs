@@ -3,7 +3,7 @@
 //! `Timestamp,Offset,Size,IOType,VolumeID`. Timestamp is seconds (Unix time), Offset and Size
 //! are 512 B sectors, IOType is 0 for a read and 1 for a write; the device is VolumeID.
 
-use super::fields::{split, uint};
+use super::fields::{csv_record, uint};
 use super::{Op, Parsed, Record};
 
 /// A record, quoted in errors about files that hold none.
@@ -15,13 +15,9 @@ pub(super) const LAYOUT: &str = "5 comma-separated columns: Timestamp(seconds),O
 pub(super) const PS_PER_UNIT: u64 = 1_000_000_000_000;
 
 pub(super) fn parse(line: &str, first: bool) -> Result<Parsed<'_>, String> {
-    if first && line.starts_with(|c: char| c.is_ascii_alphabetic()) {
+    let Some(f) = csv_record::<5>(line, first, false)? else {
         return Ok(Parsed::Header);
-    }
-    let (f, count) = split::<5>(line, ',');
-    if count != 5 {
-        return Err(format!("found {count} columns"));
-    }
+    };
     let time = uint(f[0], "Timestamp")?;
     let start_sector = uint(f[1], "Offset")?;
     let sectors = uint(f[2], "Size")?;
