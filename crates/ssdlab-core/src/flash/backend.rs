@@ -1,8 +1,9 @@
 //! The flash back end's run-time state: each die's state machine (idle, dispatching, in a cell
 //! operation, sending data out, a program or erase suspended), each channel's bus, the
 //! controller's dispatcher, and the counts of what they did (for the results and the energy
-//! model). The events that move them are handled in `sim/flash_path.rs` and
-//! `sim/suspension.rs`.
+//! model). The back end times its own operations (dispatch, command and data cycles on the
+//! channel, cell time by page type) and counts them; `sim/flash_path.rs` and
+//! `sim/suspension.rs` turn those times into events and charge them to the transactions.
 
 use super::timing::FlashTiming;
 use super::Geometry;
@@ -87,6 +88,87 @@ impl FlashBackend {
             copyback: config.ftl.copyback,
             counters: FlashCounters::default(),
         }
+    }
+
+    /// Queues a batch of `count` transactions of `class` at the controller's dispatcher, which
+    /// handles one transaction at a time for all dies: when the last is dispatched, or `None`
+    /// when dispatching takes no time (the operation starts at once).
+    pub fn dispatch(&mut self, class: Class, count: u64, now: SimTime) -> Option<SimTime> {
+        let per_txn = match class {
+            c if c.is_read() => self.dispatch_ps[0],
+            c if c.is_write() => self.dispatch_ps[1],
+            _ => self.dispatch_ps[2],
+        };
+        if per_txn == 0 {
+            return None;
+        }
+        let start = now.max(self.dispatch_free_at);
+        self.dispatch_free_at = start + per_txn * count;
+        self.counters.dispatch_ps += per_txn * count;
+        Some(self.dispatch_free_at)
+    }
+
+    /// A multi-plane read of `pages` (page-in-block numbers, one per plane) from `now`: the
+    /// command and address cycles on `channel`, then the cell read of the slowest page type.
+    /// Returns (when the command is sent, cell picoseconds).
+    pub fn start_read(&mut self, channel: usize, now: SimTime, pages: impl Iterator<Item = u32>) -> (SimTime, u64) {
+        let (n, cell) = self.slowest(pages, FlashTiming::read_ps);
+        self.counters.reads += n;
+        self.counters.read_cell_ps += cell * n;
+        let command = self.timing.read_command_ps * n;
+        (self.use_channel(channel, now, command) + command, cell)
+    }
+
+    /// A multi-plane program of `pages` from `now`: command and address cycles, then each page's
+    /// data over `channel` (none for a copyback program, whose data is in the page register),
+    /// then the cell program of the slowest page type. Returns (channel start, command
+    /// picoseconds, data picoseconds, cell picoseconds).
+    pub fn start_program(
+        &mut self,
+        class: Class,
+        channel: usize,
+        now: SimTime,
+        pages: impl Iterator<Item = u32>,
+    ) -> (SimTime, u64, u64, u64) {
+        let (n, cell) = self.slowest(pages, FlashTiming::program_ps);
+        self.counters.programs += n;
+        self.counters.program_cell_ps += cell * n;
+        let (command, data) = (self.timing.program_command_ps * n, self.program_transfer_ps(class) * n);
+        (self.use_channel(channel, now, command + data), command, data, cell)
+    }
+
+    /// Channel picoseconds per page a program of `class` moves to the die (0 for copyback).
+    pub fn program_transfer_ps(&self, class: Class) -> u64 {
+        if self.copyback && class == Class::GcWrite {
+            0
+        } else {
+            self.timing.page_transfer_ps
+        }
+    }
+
+    /// A multi-plane erase of `blocks` blocks from `now`; returns (when the command is sent, cell
+    /// picoseconds).
+    pub fn start_erase(&mut self, channel: usize, now: SimTime, blocks: u64) -> (SimTime, u64) {
+        self.counters.erases += blocks;
+        self.counters.erase_cell_ps += self.timing.erase_ps * blocks;
+        let command = self.timing.erase_command_ps * blocks;
+        (self.use_channel(channel, now, command) + command, self.timing.erase_ps)
+    }
+
+    /// A read's `bytes` leave the page registers over `channel` from `now` (nothing moves for a
+    /// copyback read, whose page stays in the register): when the last byte is out.
+    pub fn data_out(&mut self, class: Class, channel: usize, now: SimTime, bytes: u64) -> SimTime {
+        if bytes == 0 || (self.copyback && class == Class::GcRead) {
+            return now;
+        }
+        let duration = self.timing.data_transfer_ps(bytes);
+        self.use_channel(channel, now, duration) + duration
+    }
+
+    /// How many pages, and the longest cell time among them.
+    #[inline]
+    fn slowest(&self, pages: impl Iterator<Item = u32>, cell_ps: impl Fn(&FlashTiming, u32) -> u64) -> (u64, u64) {
+        pages.fold((0, 0), |(n, cell), page| (n + 1, cell.max(cell_ps(&self.timing, page))))
     }
 
     /// Holds `channel` for `duration` from when it is next free (not before `now`); returns

@@ -254,19 +254,9 @@ impl Simulation {
             self.queue.schedule(done, Event::DispatchDone { die });
             return;
         }
-        let per_txn = match batch.class {
-            c if c.is_read() => self.backend.dispatch_ps[0],
-            c if c.is_write() => self.backend.dispatch_ps[1],
-            _ => self.backend.dispatch_ps[2],
-        };
-        if per_txn == 0 {
-            self.begin_flash_operation(die);
-        } else {
-            // The controller dispatches one transaction at a time, for all dies.
-            let start = self.now().max(self.backend.dispatch_free_at);
-            self.backend.dispatch_free_at = start + per_txn * batch.count as u64;
-            self.backend.counters.dispatch_ps += per_txn * batch.count as u64;
-            self.queue.schedule(self.backend.dispatch_free_at, Event::DispatchDone { die });
+        match self.backend.dispatch(batch.class, batch.count as u64, now) {
+            Some(dispatched) => self.queue.schedule(dispatched, Event::DispatchDone { die }),
+            None => self.begin_flash_operation(die),
         }
     }
 
@@ -288,12 +278,10 @@ impl Simulation {
         })
     }
 
-    /// Holds the channel for `duration` from when it is next free; returns the start.
+    /// The channel the die is on.
     #[inline]
-    fn use_channel(&mut self, die: u32, duration: u64) -> SimTime {
-        let channel = self.ftl.geometry.channel_of_chip(self.ftl.geometry.chip_of_die(die)) as usize;
-        let now = self.now();
-        self.backend.use_channel(channel, now, duration)
+    fn channel_of_die(&self, die: u32) -> usize {
+        self.ftl.geometry.channel_of_chip(self.ftl.geometry.chip_of_die(die)) as usize
     }
 
     /// Adds the same times to steps of every transaction of the die's batch (all of an
@@ -317,37 +305,25 @@ impl Simulation {
         let DieState { batch, picked_at, .. } = self.backend.dies[die as usize];
         let now = self.now();
         let firmware = (Step::Firmware, now - picked_at);
-        let n = batch.count as u64;
         let g = &self.ftl.geometry;
-        let page_of = |id: u32| g.page_in_block(self.txns.get(id).ppa);
+        let channel = self.channel_of_die(die);
+        let pages = batch.ids().iter().map(|&id| g.page_in_block(self.txns.get(id).ppa));
         match batch.class {
             c if c.is_read() => {
-                let cell = batch.ids().iter().map(|&id| self.backend.timing.read_ps(page_of(id))).max().unwrap_or(0);
-                self.backend.counters.reads += n;
-                self.backend.counters.read_cell_ps += cell * n;
-                let command = self.backend.timing.read_command_ps * n;
-                let sent = self.use_channel(die, command) + command;
+                let (sent, cell) = self.backend.start_read(channel, now, pages);
                 self.charge_batch(die, &[firmware, (Step::CommandAddress, sent - now), (Step::CellOperation, cell)]);
                 self.queue.schedule(sent + cell, Event::CellReadDone { die });
             }
             c if c.is_write() => {
-                let cell = batch.ids().iter().map(|&id| self.backend.timing.program_ps(page_of(id))).max().unwrap_or(0);
                 if self.open_channel.is_some() {
                     self.check_chunk_programs(die);
                 }
-                self.backend.counters.programs += n;
-                self.backend.counters.program_cell_ps += cell * n;
-                // A copyback program takes its data from the page register: nothing crosses the bus.
-                let per_page = if self.backend.copyback && batch.class == Class::GcWrite {
-                    0
-                } else {
-                    self.backend.timing.page_transfer_ps
-                };
-                if per_page > 0 && self.dram.detailed() {
+                if self.backend.program_transfer_ps(batch.class) > 0 && self.dram.detailed() {
                     self.buffer_page_out(die);
                 }
-                let (command, data) = (self.backend.timing.program_command_ps * n, per_page * n);
-                let start = self.use_channel(die, command + data);
+                let g = &self.ftl.geometry;
+                let pages = batch.ids().iter().map(|&id| g.page_in_block(self.txns.get(id).ppa));
+                let (start, command, data, cell) = self.backend.start_program(batch.class, channel, now, pages);
                 self.charge_batch(
                     die,
                     &[
@@ -360,12 +336,9 @@ impl Simulation {
                 self.schedule_cell_end(die, start + command + data, cell);
             }
             _ => {
-                self.backend.counters.erases += n;
-                self.backend.counters.erase_cell_ps += self.backend.timing.erase_ps * n;
-                let command = self.backend.timing.erase_command_ps * n;
-                let sent = self.use_channel(die, command) + command;
+                let (sent, cell) = self.backend.start_erase(channel, now, batch.count as u64);
                 self.charge_batch(die, &[firmware]);
-                self.schedule_cell_end(die, sent, self.backend.timing.erase_ps);
+                self.schedule_cell_end(die, sent, cell);
             }
         }
     }
@@ -373,15 +346,10 @@ impl Simulation {
     /// The read data leaves the page registers over the channel, one plane after another.
     pub(super) fn on_cell_read_done(&mut self, die: u32) {
         let batch = self.backend.dies[die as usize].batch;
-        let bytes: u64 = if self.backend.copyback && batch.class == Class::GcRead {
-            // A copyback read leaves the page in the plane's register for the copyback program.
-            0
-        } else {
-            batch.ids().iter().map(|&id| self.txns.get(id).sectors as u64 * SECTOR_BYTES).sum()
-        };
-        let duration = self.backend.timing.data_transfer_ps(bytes);
-        let done = if bytes == 0 { self.now() } else { self.use_channel(die, duration) + duration };
-        self.charge_batch(die, &[(Step::ChannelData, done - self.now())]);
+        let bytes: u64 = batch.ids().iter().map(|&id| self.txns.get(id).sectors as u64 * SECTOR_BYTES).sum();
+        let now = self.now();
+        let done = self.backend.data_out(batch.class, self.channel_of_die(die), now, bytes);
+        self.charge_batch(die, &[(Step::ChannelData, done - now)]);
         let gen = self.backend.dies[die as usize].gen;
         self.queue.schedule(done, Event::DieDone { die, gen });
     }
