@@ -5,6 +5,7 @@
 //! channel, cell time by page type) and counts them; `sim/flash_path.rs` and
 //! `sim/suspension.rs` turn those times into events and charge them to the transactions.
 
+use super::suspension::SuspensionRules;
 use super::timing::FlashTiming;
 use super::Geometry;
 use crate::config::Config;
@@ -27,7 +28,7 @@ pub struct DieState {
     pub suspended: Option<Suspended>,
 }
 
-/// A program or erase suspended for reads (see `sim/suspension.rs`).
+/// A program or erase suspended for reads (see `flash/suspension.rs`).
 #[derive(Clone, Copy, Debug)]
 pub struct Suspended {
     pub batch: Batch,
@@ -63,6 +64,8 @@ pub struct FlashBackend {
     pub dispatch_ps: [u64; 3],
     /// GC moves use copyback (no channel transfer).
     pub copyback: bool,
+    /// When a read may suspend a program or erase (`flash/suspension.rs`).
+    pub suspension: SuspensionRules,
     pub counters: FlashCounters,
 }
 
@@ -86,6 +89,7 @@ impl FlashBackend {
             dispatch_free_at: 0,
             dispatch_ps: [c.dispatch_read.value, c.dispatch_write.value, c.dispatch_erase.value],
             copyback: config.ftl.copyback,
+            suspension: SuspensionRules::new(config),
             counters: FlashCounters::default(),
         }
     }

@@ -1,6 +1,7 @@
 //! The flash back end: geometry, cell timing and the channel / die state machines.
 
 pub mod backend;
+pub mod suspension;
 pub mod timing;
 
 /// The geometry is derived from the config alone, and validation and the memory estimate need it
