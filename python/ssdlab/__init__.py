@@ -11,6 +11,7 @@ from ssdlab._core import version as _core_version
 from ssdlab.api import DataIntegrityError, simulate
 from ssdlab.config import apply_overrides, dump_toml, load_config
 from ssdlab.device import Completion, Device
+from ssdlab.live import serve
 from ssdlab.mqsim import Scenario, import_mqsim
 from ssdlab.results import Fairness, Results, ResultsFileError
 
@@ -31,5 +32,6 @@ __all__ = [
     "dump_toml",
     "import_mqsim",
     "load_config",
+    "serve",
     "simulate",
 ]

@@ -18,7 +18,7 @@ from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from ssdlab import __version__, _outputs
+from ssdlab import __version__, _outputs, live
 from ssdlab._core import ConfigError, TraceError
 from ssdlab.api import DataIntegrityError, simulate
 from ssdlab.mqsim import Scenario, import_mqsim, is_mqsim_file, toml_paths
@@ -288,6 +288,83 @@ def _write_report(folder: Path, metrics: list[str]) -> None:
     except OSError as e:
         _fail(f"cannot write the report in {folder}: {_outputs.reason(e)}")
     stdout.print(f"wrote {escape(str(target))}")
+
+
+@app.command()
+def serve(
+    config: Annotated[
+        Path | None,
+        typer.Argument(
+            help="Configuration (TOML) [default: the default device].", show_default=False
+        ),
+    ] = None,
+    listen: Annotated[
+        str,
+        typer.Option(
+            "--listen", help="unix:PATH or tcp:HOST:PORT (loopback unless --allow-remote)."
+        ),
+    ] = "unix:ssdlab.sock",
+    pace: Annotated[
+        str,
+        typer.Option(
+            "--pace",
+            help="real-time: replies leave at their simulated completion; none: at once.",
+        ),
+    ] = "real-time",
+    data: Annotated[
+        Path | None,
+        typer.Option("--data", help="Keep the device's bytes in FILE across restarts."),
+    ] = None,
+    read_only: Annotated[bool, typer.Option("--read-only", help="Refuse writes.")] = False,
+    allow_remote: Annotated[
+        bool, typer.Option("--allow-remote", help="Allow a non-loopback TCP address.")
+    ] = False,
+    max_connections: Annotated[
+        int, typer.Option("--max-connections", help="Connections (host queues) at once.")
+    ] = 8,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Folder for results.json [default: results/serve-<name>]."),
+    ] = None,
+    set_: Annotated[
+        list[str] | None,
+        typer.Option("--set", help="Override one value: key.path=value (repeatable)."),
+    ] = None,
+) -> None:
+    """Serve the simulated SSD over NBD (fio, qemu-io, QEMU guests, nbd-client) until Ctrl-C or
+    SIGTERM, then write results.json."""
+    out_dir = (
+        out
+        if out is not None
+        else Path("results") / f"serve-{config.stem if config else 'default'}"
+    )
+    _prepare_out_dir(out_dir)
+
+    def ready(address: str) -> None:
+        stdout.print(f"serving at {escape(address)} (pace {pace}); Ctrl-C to stop")
+
+    try:
+        results = live.serve(
+            config,
+            listen=listen,
+            pace=pace,
+            data=data,
+            read_only=read_only,
+            allow_remote=allow_remote,
+            max_connections=max_connections,
+            overrides=list(set_ or []),
+            on_ready=ready,
+        )
+    except (ConfigError, TraceError, ValueError, OSError, RuntimeError) as e:
+        _fail(str(e))
+    info = results.to_dict().get("live", {})
+    errors = info.get("pacing_error_us") or {}
+    line = f"live: {info.get('requests', 0)} requests over {info.get('connections', 0)} queues"
+    if errors.get("count"):
+        p50, p99 = errors["p50"], errors["p99"]
+        line += f"; reply minus simulated completion p50 {p50:.1f} us, p99 {p99:.1f} us"
+    stdout.print(line)
+    _save_and_show(results, out_dir)
 
 
 @app.command("import-mqsim")

@@ -2,6 +2,8 @@
 //! the boundary (configuration JSON in, results JSON out) and turns the core's errors into
 //! Python exceptions. Everything a user touches directly lives in the `ssdlab` Python package.
 
+mod serve;
+
 use std::path::{Path, PathBuf};
 
 use pyo3::create_exception;
@@ -316,5 +318,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(import_mqsim, m)?)?;
     m.add_function(wrap_pyfunction!(config_schema_json, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(serve::serve, m)?)?;
     Ok(())
 }

@@ -122,8 +122,14 @@ impl Config {
 
     /// The JSON form of [`Self::device_from_toml_str`].
     pub fn device_from_json_str(text: &str) -> Result<Self, ConfigError> {
+        Self::device_from_json_str_with_queues(text, 1)
+    }
+
+    /// [`Self::device_from_json_str`], where a config without flows gets `queues` host queues
+    /// (`conn-0`, `conn-1`, ... when more than one: the live device's one per connection).
+    pub fn device_from_json_str_with_queues(text: &str, queues: usize) -> Result<Self, ConfigError> {
         let mut config = Self::read_json(text)?;
-        config.add_default_host_queue();
+        config.add_default_host_queues(queues);
         validate(&config)?;
         Ok(config)
     }
@@ -136,12 +142,18 @@ impl Config {
     /// A device driven from outside needs a submission queue: one `kind = "host"` flow named
     /// `host` when the config has no flow at all.
     pub fn add_default_host_queue(&mut self) {
-        if self.flows.is_empty() {
-            self.flows.push(FlowConfig {
-                name: Some("host".to_string()),
-                kind: FlowKind::Host,
-                ..FlowConfig::default()
-            });
+        self.add_default_host_queues(1);
+    }
+
+    /// Without flows: `count` host queues, named `host` when there is one, else `conn-0`,
+    /// `conn-1`, ... (with flows: nothing changes).
+    pub fn add_default_host_queues(&mut self, count: usize) {
+        if !self.flows.is_empty() {
+            return;
+        }
+        for i in 0..count.max(1) {
+            let name = if count <= 1 { "host".to_string() } else { format!("conn-{i}") };
+            self.flows.push(FlowConfig { name: Some(name), kind: FlowKind::Host, ..FlowConfig::default() });
         }
     }
 

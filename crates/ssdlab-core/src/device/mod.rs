@@ -226,6 +226,11 @@ impl Device {
         self.sim.geometry().sectors_per_page * crate::flash::SECTOR_BYTES
     }
 
+    /// Whether `[data] backing_file` is set (so [`Self::persist`] has a file to write).
+    pub fn has_backing_file(&self) -> bool {
+        self.sim.backing_path().is_some()
+    }
+
     /// Writes the device's logical contents to `data.backing_file` (a new file replaces the old
     /// one once complete); a device built later from the same config starts with them.
     /// Returns the file's path.

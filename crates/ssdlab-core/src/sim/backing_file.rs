@@ -26,7 +26,7 @@ fn error(reason: String) -> SimError {
 
 impl Simulation {
     /// The backing file's path, when the config names one.
-    fn backing_path(&self) -> Option<PathBuf> {
+    pub(crate) fn backing_path(&self) -> Option<PathBuf> {
         self.backing_file.clone()
     }
 

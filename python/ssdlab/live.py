@@ -1,0 +1,67 @@
+"""The live device: ``ssdlab serve`` and :func:`serve` expose the simulated SSD over NBD.
+
+fio (``ioengine=nbd``), qemu-img / qemu-io, QEMU's ``driver=nbd`` block backend and nbd-client
+read and write it like a disk; each connection is its own host submission queue. With
+``pace="real-time"`` the model's clock follows the wall clock and every reply leaves at its
+simulated completion time; with ``pace="none"`` replies leave as soon as the model has them.
+The server runs until SIGINT or SIGTERM and returns the usual results, with a ``live`` section
+(connections, requests, pacing error). See docs/live-device.md.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from ssdlab import _core
+from ssdlab.api import load_document
+from ssdlab.results import Results
+
+PACES = ("real-time", "none")
+
+
+def serve(
+    config: str | os.PathLike[str] | Mapping[str, Any] | None = None,
+    *,
+    listen: str = "unix:ssdlab.sock",
+    pace: str = "real-time",
+    data: str | os.PathLike[str] | None = None,
+    read_only: bool = False,
+    allow_remote: bool = False,
+    max_connections: int = 8,
+    max_in_flight: int = 128,
+    overrides: Iterable[str] = (),
+    base_dir: str | os.PathLike[str] | None = None,
+    on_ready: Callable[[str], object] | None = None,
+) -> Results:
+    """Serve the device `config` describes (None: the default device) at `listen`
+    (``unix:PATH`` or ``tcp:HOST:PORT``; a non-loopback address needs `allow_remote`) until
+    SIGINT or SIGTERM; returns the results. `data` keeps the device's bytes in that file across
+    restarts (written on every flush and at the end). `on_ready(address)` is called once the
+    server listens. Each of up to `max_connections` connections is a host queue (the config's
+    own ``kind = "host"`` flows if it has any, else ``conn-0``, ``conn-1``, ...)."""
+    if pace not in PACES:
+        raise ValueError(f"pace: expected one of {', '.join(PACES)}, got {pace!r}")
+    # The live device keeps the host's bytes (a read returns the last write).
+    extra = ["data.emulate=true", *overrides]
+    if data is not None:
+        extra.append(f"data.backing_file={json.dumps(os.fspath(data))}")
+    document, folder, _, warnings = load_document({} if config is None else config, extra, base_dir)
+    results_json, live_json = _core.serve(
+        json.dumps(document, default=str),
+        str(folder),
+        listen,
+        pace,
+        read_only,
+        allow_remote,
+        max_connections,
+        max_in_flight,
+        on_ready if on_ready is not None else (lambda _address: None),
+    )
+    document = json.loads(results_json)
+    document["live"] = json.loads(live_json)
+    results = Results.from_json(json.dumps(document))
+    results.warnings.extend(warnings)
+    return results
