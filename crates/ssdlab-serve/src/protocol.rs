@@ -19,11 +19,28 @@ const FLAG_NO_ZEROES: u16 = 1 << 1;
 const CLIENT_FLAG_FIXED_NEWSTYLE: u32 = 1 << 0;
 const CLIENT_FLAG_NO_ZEROES: u32 = 1 << 1;
 
-const OPT_EXPORT_NAME: u32 = 1;
-const OPT_ABORT: u32 = 2;
-const OPT_LIST: u32 = 3;
-const OPT_INFO: u32 = 6;
-const OPT_GO: u32 = 7;
+/// The options a client may send while haggling (`NBD_OPT_*`) that the server takes up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Opt {
+    ExportName,
+    Abort,
+    List,
+    Info,
+    Go,
+}
+
+impl Opt {
+    fn from_code(code: u32) -> Option<Opt> {
+        Some(match code {
+            1 => Opt::ExportName,
+            2 => Opt::Abort,
+            3 => Opt::List,
+            6 => Opt::Info,
+            7 => Opt::Go,
+            _ => return None,
+        })
+    }
+}
 
 const REP_ACK: u32 = 1;
 const REP_SERVER: u32 = 2;
@@ -101,8 +118,8 @@ pub fn handshake<S: Read + Write>(stream: &mut S, export: Export) -> io::Result<
         }
         let mut data = vec![0; length as usize];
         stream.read_exact(&mut data)?;
-        match option {
-            OPT_EXPORT_NAME => {
+        match Opt::from_code(option) {
+            Some(Opt::ExportName) => {
                 // No reply header: the export's size and flags, then (unless the client asked
                 // for none) 124 zero bytes.
                 let mut reply = Vec::with_capacity(134);
@@ -115,11 +132,11 @@ pub fn handshake<S: Read + Write>(stream: &mut S, export: Export) -> io::Result<
                 stream.flush()?;
                 return Ok(Handshake::Transmission);
             }
-            OPT_ABORT => {
+            Some(Opt::Abort) => {
                 option_reply(stream, option, REP_ACK, &[])?;
                 return Ok(Handshake::Closed);
             }
-            OPT_LIST => {
+            Some(Opt::List) => {
                 if length != 0 {
                     option_reply(stream, option, REP_ERR_INVALID, b"NBD_OPT_LIST carries no data")?;
                     continue;
@@ -128,7 +145,7 @@ pub fn handshake<S: Read + Write>(stream: &mut S, export: Export) -> io::Result<
                 option_reply(stream, option, REP_SERVER, &0u32.to_be_bytes())?;
                 option_reply(stream, option, REP_ACK, &[])?;
             }
-            OPT_INFO | OPT_GO => match parse_info_request(&data) {
+            Some(kind @ (Opt::Info | Opt::Go)) => match parse_info_request(&data) {
                 Some(requests) => {
                     let mut info = Vec::with_capacity(12);
                     info.extend_from_slice(&INFO_EXPORT.to_be_bytes());
@@ -144,7 +161,7 @@ pub fn handshake<S: Read + Write>(stream: &mut S, export: Export) -> io::Result<
                         option_reply(stream, option, REP_INFO, &sizes)?;
                     }
                     option_reply(stream, option, REP_ACK, &[])?;
-                    if option == OPT_GO {
+                    if kind == Opt::Go {
                         return Ok(Handshake::Transmission);
                     }
                 }

@@ -205,29 +205,24 @@ trait Stream: Read + Write + Send + 'static {
 
 const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
 
-impl Stream for UnixStream {
-    fn duplicate(&self) -> io::Result<Box<dyn Stream>> {
-        Ok(Box::new(self.try_clone()?))
-    }
-    fn close(&self) {
-        let _ = self.shutdown(std::net::Shutdown::Both);
-    }
-    fn limit_write_time(&self) -> io::Result<()> {
-        self.set_write_timeout(Some(WRITE_TIMEOUT))
-    }
+/// Unix and TCP sockets are served alike.
+macro_rules! impl_stream {
+    ($($socket:ty),*) => {$(
+        impl Stream for $socket {
+            fn duplicate(&self) -> io::Result<Box<dyn Stream>> {
+                Ok(Box::new(self.try_clone()?))
+            }
+            fn close(&self) {
+                let _ = self.shutdown(std::net::Shutdown::Both);
+            }
+            fn limit_write_time(&self) -> io::Result<()> {
+                self.set_write_timeout(Some(WRITE_TIMEOUT))
+            }
+        }
+    )*};
 }
 
-impl Stream for TcpStream {
-    fn duplicate(&self) -> io::Result<Box<dyn Stream>> {
-        Ok(Box::new(self.try_clone()?))
-    }
-    fn close(&self) {
-        let _ = self.shutdown(std::net::Shutdown::Both);
-    }
-    fn limit_write_time(&self) -> io::Result<()> {
-        self.set_write_timeout(Some(WRITE_TIMEOUT))
-    }
-}
+impl_stream!(UnixStream, TcpStream);
 
 fn accept_loop(
     listener: Listener,
