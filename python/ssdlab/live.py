@@ -38,7 +38,8 @@ def serve(
 ) -> Results:
     """Serve the device `config` describes (None: the default device) at `listen`
     (``unix:PATH`` or ``tcp:HOST:PORT``; a non-loopback address needs `allow_remote`) until
-    SIGINT or SIGTERM; returns the results. `data` keeps the device's bytes in that file across
+    Ctrl-C (or any signal whose Python handler raises, as ``ssdlab serve`` installs for
+    SIGTERM); returns the results. `data` keeps the device's bytes in that file across
     restarts (written on every flush and at the end). `on_ready(address)` is called once the
     server listens. Each of up to `max_connections` connections is a host queue (the config's
     own ``kind = "host"`` flows if it has any, else ``conn-0``, ``conn-1``, ...)."""
