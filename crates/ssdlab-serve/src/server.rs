@@ -81,6 +81,9 @@ enum Message {
         request: Request,
         data: Option<Vec<u8>>,
         error: u32,
+        /// When its header was read: real-time pacing submits it at that moment, so the hand-off
+        /// to the device thread does not count as the host's time.
+        arrived: Instant,
     },
     Closed {
         conn: u32,
@@ -340,6 +343,7 @@ fn serve_connection(
     let read_only = export.flags & protocol::FLAG_READ_ONLY != 0;
     // Until the client closes, or its stream breaks (this connection only).
     while let Ok(Some(request)) = protocol::read_request(&mut stream) {
+        let arrived = Instant::now();
         if request.command == Command::Disconnect {
             break;
         }
@@ -361,7 +365,7 @@ fn serve_connection(
             break; // the device loop dropped the connection
         }
         // A refused request goes through the device loop too, so that replies keep one writer.
-        if messages.send(Message::Request { conn, request, data, error }).is_err() {
+        if messages.send(Message::Request { conn, request, data, error, arrived }).is_err() {
             break;
         }
     }
@@ -495,10 +499,11 @@ impl<'d> DeviceLoop<'d> {
             Message::Request { conn, request, error, .. } if error != 0 => {
                 self.reply(conn, request.cookie, error, Vec::new());
             }
-            Message::Request { conn, request, data, .. } => {
+            Message::Request { conn, request, data, arrived, .. } => {
                 if self.pace == Pace::RealTime {
-                    let now = self.wall_ps();
-                    self.device.advance_to(now)?;
+                    // At its arrival, or now if the model has already passed that moment.
+                    let since = arrived.saturating_duration_since(self.started).as_nanos();
+                    self.device.advance_to(since.min(u64::MAX as u128 / 1000) as u64 * 1000)?;
                     self.deliver();
                 }
                 let (op, sectors) = match request.command {
