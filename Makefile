@@ -11,7 +11,7 @@ PY_DIRS  := $(wildcard python tests benches validation fuzz scripts examples)
 export VIRTUAL_ENV := $(abspath $(VENV))
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: run test bench fuzz develop lint rust-test py-test fmt clean chromium nbd-clients docs
+.PHONY: run test bench fuzz develop lint rust-test py-test fmt clean chromium live-deps docs
 
 run: develop
 	$(BIN)/ssdlab run $(CONFIG)
@@ -42,7 +42,7 @@ rust-test:
 	cargo build -p ssdlab-capi --quiet
 	cargo test --workspace --quiet
 
-py-test: develop chromium nbd-clients
+py-test: develop chromium live-deps
 	$(BIN)/pytest -q tests
 
 # The report test opens report.html in headless Chromium (Debian's package provides it).
@@ -50,10 +50,11 @@ SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 chromium:
 	command -v chromium >/dev/null || ($(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
 
-# The live device's tests drive `ssdlab serve` with real NBD clients: fio (ioengine=nbd) and
-# qemu-io (Debian's fio and qemu-utils).
-nbd-clients:
-	command -v fio >/dev/null && command -v qemu-io >/dev/null || ($(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends fio qemu-utils)
+# The live device's tests drive `ssdlab serve` with real NBD clients, fio (ioengine=nbd) and
+# qemu-io, and boot a Linux guest on it (QEMU, a static busybox; the kernel package is fetched
+# by the test with apt-get download): Debian's fio, qemu-utils, qemu-system-x86, busybox-static.
+live-deps:
+	command -v fio >/dev/null && command -v qemu-io >/dev/null && command -v qemu-system-x86_64 >/dev/null && test -x /bin/busybox || ($(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends fio qemu-utils qemu-system-x86 busybox-static)
 
 # Regenerates docs/configuration.md from the config schema (tests/test_docs.py checks it).
 docs: develop
