@@ -52,8 +52,8 @@ pub fn serve(
     if max_connections == 0 || max_in_flight == 0 {
         return Err(PyValueError::new_err("max_connections and max_in_flight must be at least 1"));
     }
-    let config = Config::device_from_json_str_with_queues(config_json, max_connections)
-        .map_err(|e| ConfigError::new_err(e.to_string()))?;
+    let config =
+        Config::served_from_json_str(config_json, max_connections).map_err(|e| ConfigError::new_err(e.to_string()))?;
     let options = ServeOptions {
         listen: listen_from_text(listen)?,
         pace,

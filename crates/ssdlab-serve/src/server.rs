@@ -98,6 +98,8 @@ struct Pending {
 }
 
 /// Serves the device `config` describes until `should_stop` says so (polled every 50 ms).
+/// Its `kind = "host"` flows are the connections' queues (`Config::served_from_json_str` adds
+/// them); its other flows run beside them.
 /// `on_ready` gets the address once the listener is bound.
 pub fn serve(
     mut config: Config,
@@ -107,7 +109,6 @@ pub fn serve(
     on_ready: &mut dyn FnMut(&str),
 ) -> Result<ServeReport, ServeError> {
     config.data.emulate = true;
-    config.add_default_host_queues(options.max_connections);
     let queues = config.flows.iter().filter(|f| f.kind == FlowKind::Host).count();
     let mut device = Device::new(config, base_dir)?;
     let export = Export {

@@ -122,14 +122,23 @@ impl Config {
 
     /// The JSON form of [`Self::device_from_toml_str`].
     pub fn device_from_json_str(text: &str) -> Result<Self, ConfigError> {
-        Self::device_from_json_str_with_queues(text, 1)
+        let mut config = Self::read_json(text)?;
+        config.add_default_host_queue();
+        validate(&config)?;
+        Ok(config)
     }
 
-    /// [`Self::device_from_json_str`], where a config without flows gets `queues` host queues
-    /// (`conn-0`, `conn-1`, ... when more than one: the live device's one per connection).
-    pub fn device_from_json_str_with_queues(text: &str, queues: usize) -> Result<Self, ConfigError> {
+    /// The live device's config from JSON: unless it defines `kind = "host"` flows, it gets
+    /// `connections` of them (`conn-0`, `conn-1`, ...: one per client connection); its other
+    /// flows run beside them.
+    pub fn served_from_json_str(text: &str, connections: usize) -> Result<Self, ConfigError> {
         let mut config = Self::read_json(text)?;
-        config.add_default_host_queues(queues);
+        if !config.flows.iter().any(|f| f.kind == FlowKind::Host) {
+            for i in 0..connections.max(1) {
+                let name = Some(format!("conn-{i}"));
+                config.flows.push(FlowConfig { name, kind: FlowKind::Host, ..FlowConfig::default() });
+            }
+        }
         validate(&config)?;
         Ok(config)
     }
@@ -142,18 +151,12 @@ impl Config {
     /// A device driven from outside needs a submission queue: one `kind = "host"` flow named
     /// `host` when the config has no flow at all.
     pub fn add_default_host_queue(&mut self) {
-        self.add_default_host_queues(1);
-    }
-
-    /// Without flows: `count` host queues, named `host` when there is one, else `conn-0`,
-    /// `conn-1`, ... (with flows: nothing changes).
-    pub fn add_default_host_queues(&mut self, count: usize) {
-        if !self.flows.is_empty() {
-            return;
-        }
-        for i in 0..count.max(1) {
-            let name = if count <= 1 { "host".to_string() } else { format!("conn-{i}") };
-            self.flows.push(FlowConfig { name: Some(name), kind: FlowKind::Host, ..FlowConfig::default() });
+        if self.flows.is_empty() {
+            self.flows.push(FlowConfig {
+                name: Some("host".to_string()),
+                kind: FlowKind::Host,
+                ..FlowConfig::default()
+            });
         }
     }
 
