@@ -73,8 +73,9 @@ fuzz: develop
 	SSDLAB_FUZZ_CASES=5000 SSDLAB_PROPTEST_SEED=$$(date +%s) cargo test --release -p ssdlab-core --test fuzz_inputs --quiet
 	SSDLAB_FUZZ_EXAMPLES=20 HYPOTHESIS_PROFILE=long $(BIN)/pytest -q tests/test_fuzz.py
 
-bench: develop
+bench: develop live-deps
 	cargo bench -p ssdlab-core --bench throughput
+	$(PY) scripts/bench_live.py --out bench-live.json
 
 fmt: $(DEPS)
 	cargo fmt --all
