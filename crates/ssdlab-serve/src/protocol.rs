@@ -69,7 +69,6 @@ pub const EIO: u32 = 5;
 pub const EINVAL: u32 = 22;
 pub const ENOSPC: u32 = 28;
 pub const ENOTSUP: u32 = 95;
-pub const ESHUTDOWN: u32 = 108;
 
 /// Option payloads longer than this are refused (an export name is at most 4 KiB).
 const MAX_OPTION_BYTES: u32 = 64 * 1024;

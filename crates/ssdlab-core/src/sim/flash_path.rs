@@ -305,11 +305,11 @@ impl Simulation {
         let DieState { batch, picked_at, .. } = self.backend.dies[die as usize];
         let now = self.now();
         let firmware = (Step::Firmware, now - picked_at);
-        let g = &self.ftl.geometry;
         let channel = self.channel_of_die(die);
-        let pages = batch.ids().iter().map(|&id| g.page_in_block(self.txns.get(id).ppa));
         match batch.class {
             c if c.is_read() => {
+                let g = &self.ftl.geometry;
+                let pages = batch.ids().iter().map(|&id| g.page_in_block(self.txns.get(id).ppa));
                 let (sent, cell) = self.backend.start_read(channel, now, pages);
                 self.charge_batch(die, &[firmware, (Step::CommandAddress, sent - now), (Step::CellOperation, cell)]);
                 self.queue.schedule(sent + cell, Event::CellReadDone { die });
@@ -321,6 +321,7 @@ impl Simulation {
                 if self.backend.program_transfer_ps(batch.class) > 0 && self.dram.detailed() {
                     self.buffer_page_out(die);
                 }
+                // After the checks above, which need the simulation mutably.
                 let g = &self.ftl.geometry;
                 let pages = batch.ids().iter().map(|&id| g.page_in_block(self.txns.get(id).ppa));
                 let (start, command, data, cell) = self.backend.start_program(batch.class, channel, now, pages);
