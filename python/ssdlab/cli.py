@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import signal
 import sys
 import textwrap
@@ -326,6 +327,13 @@ def serve(
         Path | None,
         typer.Option("--out", help="Folder for results.json [default: results/serve-<name>]."),
     ] = None,
+    control: Annotated[
+        Path | None,
+        typer.Option(
+            "--control",
+            help="Unix socket for `ssdlab control` (results, stop) while serving.",
+        ),
+    ] = None,
     set_: Annotated[
         list[str] | None,
         typer.Option("--set", help="Override one value: key.path=value (repeatable)."),
@@ -343,6 +351,26 @@ def serve(
     def ready(address: str) -> None:
         stdout.print(f"serving at {escape(address)} (pace {pace}); Ctrl-C to stop")
 
+    # SIGUSR1 asks for a snapshot of results.json while serving (as `ssdlab control results`).
+    snapshot_asked = [False]
+
+    def ask_snapshot(_signum: int, _frame: object) -> None:
+        snapshot_asked[0] = True
+
+    def poll() -> str | None:
+        if snapshot_asked[0]:
+            snapshot_asked[0] = False
+            return "results"
+        return None
+
+    def snapshot(results: Results) -> None:
+        try:
+            results.save(out_dir)
+            stdout.print(f"snapshot: wrote {escape(str(out_dir / 'results.json'))}")
+        except OSError as e:
+            stdout.print(f"[yellow]warning:[/] snapshot not written: {_outputs.reason(e)}")
+
+    previous_usr1 = signal.signal(signal.SIGUSR1, ask_snapshot)
     try:
         results = live.serve(
             config,
@@ -354,9 +382,14 @@ def serve(
             max_connections=max_connections,
             overrides=list(set_ or []),
             on_ready=ready,
+            control=control,
+            poll=poll,
+            on_results=snapshot,
         )
     except (ConfigError, TraceError, ValueError, OSError, RuntimeError) as e:
         _fail(str(e))
+    finally:
+        signal.signal(signal.SIGUSR1, previous_usr1)
     info = results.to_dict().get("live", {})
     errors = info.get("pacing_error_us") or {}
     line = f"live: {info.get('requests', 0)} requests over {info.get('connections', 0)} queues"
@@ -365,6 +398,36 @@ def serve(
         line += f"; reply minus simulated completion p50 {p50:.1f} us, p99 {p99:.1f} us"
     stdout.print(line)
     _save_and_show(results, out_dir)
+
+
+@app.command("control")
+def control_command(
+    socket_path: Annotated[
+        Path,
+        typer.Argument(
+            help="The control socket `ssdlab serve --control` made.", show_default=False
+        ),
+    ],
+    command: Annotated[
+        str,
+        typer.Argument(
+            help="results: the results so far (the server also writes its results.json); "
+            "stop: stop the server.",
+            show_default=False,
+        ),
+    ],
+) -> None:
+    """Talk to a running `ssdlab serve`, independently of its NBD clients."""
+    try:
+        answer = live.control(socket_path, command)
+    except (ValueError, OSError) as e:
+        _fail(str(e))
+    if command == "stop":
+        stdout.print("the server is stopping; it writes results.json to its --out folder")
+        return
+    _print_summary(Results.from_json(json.dumps(answer)))
+    info = answer.get("live", {})
+    stdout.print(f"live: {info.get('requests', 0)} requests so far")
 
 
 @app.command("import-mqsim")

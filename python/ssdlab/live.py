@@ -4,14 +4,17 @@ fio (``ioengine=nbd``), qemu-img / qemu-io, QEMU's ``driver=nbd`` block backend 
 read and write it like a disk; each connection is its own host submission queue. With
 ``pace="real-time"`` the model's clock follows the wall clock and every reply leaves at its
 simulated completion time; with ``pace="none"`` replies leave as soon as the model has them.
-The server runs until SIGINT or SIGTERM and returns the usual results, with a ``live`` section
-(connections, requests, pacing error). See docs/live-device.md.
+The server runs until SIGINT, SIGTERM or a ``stop`` on its control socket and returns the usual
+results, with a ``live`` section (connections, requests, pacing error); ``results`` on the
+control socket (or ``poll`` returning ``"results"``) takes a snapshot while it runs.
+See docs/live-device.md.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import socket
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -35,6 +38,9 @@ def serve(
     overrides: Iterable[str] = (),
     base_dir: str | os.PathLike[str] | None = None,
     on_ready: Callable[[str], object] | None = None,
+    control: str | os.PathLike[str] | None = None,
+    poll: Callable[[], str | None] | None = None,
+    on_results: Callable[[Results], object] | None = None,
 ) -> Results:
     """Serve the device `config` describes (None: the default device) at `listen`
     (``unix:PATH`` or ``tcp:HOST:PORT``; a non-loopback address needs `allow_remote`) until
@@ -42,7 +48,11 @@ def serve(
     SIGTERM); returns the results. `data` keeps the device's bytes in that file across
     restarts (written on every flush and at the end). `on_ready(address)` is called once the
     server listens. Each of up to `max_connections` connections is a host queue (the config's
-    own ``kind = "host"`` flows if it has any, else ``conn-0``, ``conn-1``, ...)."""
+    own ``kind = "host"`` flows if it has any, else ``conn-0``, ``conn-1``, ...).
+
+    `control` is a unix socket path for control commands independent of the clients
+    (:func:`control`: ``results``, ``stop``). `poll()` is called every 50 ms and may return
+    ``"results"`` (a snapshot) or ``"stop"``. Each snapshot goes to `on_results`."""
     if pace not in PACES:
         raise ValueError(f"pace: expected one of {', '.join(PACES)}, got {pace!r}")
     # The live device keeps the host's bytes (a read returns the last write).
@@ -59,10 +69,45 @@ def serve(
         allow_remote,
         max_connections,
         max_in_flight,
+        None if control is None else os.fspath(control),
         on_ready if on_ready is not None else (lambda _address: None),
+        poll if poll is not None else (lambda: None),
+        lambda results_json, live_json: (
+            on_results(_results(results_json, live_json, warnings))
+            if on_results is not None
+            else None
+        ),
     )
+    return _results(results_json, live_json, warnings)
+
+
+def _results(results_json: str, live_json: str, warnings: list[str]) -> Results:
     document = json.loads(results_json)
     document["live"] = json.loads(live_json)
     results = Results.from_json(json.dumps(document))
     results.warnings.extend(warnings)
     return results
+
+
+COMMANDS = ("results", "stop")
+
+
+def control(path: str | os.PathLike[str], command: str, timeout_s: float = 60.0) -> dict[str, Any]:
+    """Send `command` (``results`` or ``stop``) to a server's control socket at `path`; returns
+    its answer: the results document with its ``live`` section, or ``{"stopping": true}``."""
+    if command not in COMMANDS:
+        raise ValueError(f"command: expected one of {', '.join(COMMANDS)}, got {command!r}")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.settimeout(timeout_s)
+        try:
+            s.connect(os.fspath(path))
+        except OSError as e:
+            raise OSError(f"control socket {os.fspath(path)}: {e.strerror or e}") from e
+        s.sendall(command.encode() + b"\n")
+        answer = bytearray()
+        while chunk := s.recv(1 << 16):
+            answer += chunk
+    document = json.loads(answer)
+    if "error" in document:
+        raise ValueError(document["error"])
+    return document

@@ -233,43 +233,41 @@ pub struct Request {
     pub length: u32,
 }
 
-/// Reads one request header; `Ok(None)` when the client closed the connection between requests.
-pub fn read_request<R: Read>(stream: &mut R) -> io::Result<Option<Request>> {
-    let mut header = [0u8; 28];
-    let mut got = 0;
-    while got < header.len() {
-        match stream.read(&mut header[got..]) {
-            Ok(0) if got == 0 => return Ok(None),
-            Ok(0) => return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "a request cut short")),
-            Ok(n) => got += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    let magic = u32::from_be_bytes(header[0..4].try_into().expect("4 bytes"));
+/// The bytes of a request header.
+pub const REQUEST_HEADER_BYTES: usize = 28;
+/// The bytes of a simple reply's header.
+pub const REPLY_HEADER_BYTES: usize = 16;
+
+/// Parses the request header at the start of `bytes` (a write's payload follows it);
+/// `Ok(None)` while fewer than [`REQUEST_HEADER_BYTES`] have arrived.
+pub fn parse_request(bytes: &[u8]) -> io::Result<Option<Request>> {
+    let Some(header) = bytes.get(..REQUEST_HEADER_BYTES) else { return Ok(None) };
+    let be_u16 = |at: usize| u16::from_be_bytes([header[at], header[at + 1]]);
+    let be_u32 = |at: usize| u32::from_be_bytes(header[at..at + 4].try_into().expect("4 bytes"));
+    let be_u64 = |at: usize| u64::from_be_bytes(header[at..at + 8].try_into().expect("8 bytes"));
+    let magic = be_u32(0);
     if magic != REQUEST_MAGIC {
         return Err(invalid(&format!("a request with magic {magic:#x}")));
     }
     Ok(Some(Request {
-        flags: u16::from_be_bytes(header[4..6].try_into().expect("2 bytes")),
-        command: Command::from_type(u16::from_be_bytes(header[6..8].try_into().expect("2 bytes"))),
-        cookie: u64::from_be_bytes(header[8..16].try_into().expect("8 bytes")),
-        offset: u64::from_be_bytes(header[16..24].try_into().expect("8 bytes")),
-        length: u32::from_be_bytes(header[24..28].try_into().expect("4 bytes")),
+        flags: be_u16(4),
+        command: Command::from_type(be_u16(6)),
+        cookie: be_u64(8),
+        offset: be_u64(16),
+        length: be_u32(24),
     }))
 }
 
-/// Writes a simple reply: `error` 0 and a read's `data`, or an error with none. One write call
-/// for header and data: each call wakes the client, which costs more than the copy.
-pub fn write_reply<W: Write>(stream: &mut W, cookie: u64, error: u32, data: &[u8]) -> io::Result<()> {
+/// Appends a simple reply to `out`: `error` 0 and a read's `data`, or an error with none.
+/// Replies are gathered and written together: each write wakes the client, which costs more
+/// than the copy.
+pub fn push_reply(out: &mut Vec<u8>, cookie: u64, error: u32, data: &[u8]) {
     let payload = if error == 0 { data } else { &[] };
-    let mut reply = Vec::with_capacity(16 + payload.len());
-    reply.extend_from_slice(&SIMPLE_REPLY_MAGIC.to_be_bytes());
-    reply.extend_from_slice(&error.to_be_bytes());
-    reply.extend_from_slice(&cookie.to_be_bytes());
-    reply.extend_from_slice(payload);
-    stream.write_all(&reply)?;
-    stream.flush()
+    out.reserve(REPLY_HEADER_BYTES + payload.len());
+    out.extend_from_slice(&SIMPLE_REPLY_MAGIC.to_be_bytes());
+    out.extend_from_slice(&error.to_be_bytes());
+    out.extend_from_slice(&cookie.to_be_bytes());
+    out.extend_from_slice(payload);
 }
 
 fn read_u32<R: Read>(stream: &mut R) -> io::Result<u32> {

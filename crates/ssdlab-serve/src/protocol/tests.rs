@@ -112,16 +112,15 @@ fn requests_parse_and_replies_carry_the_cookie() {
     bytes.extend_from_slice(&77u64.to_be_bytes());
     bytes.extend_from_slice(&4096u64.to_be_bytes());
     bytes.extend_from_slice(&512u32.to_be_bytes());
-    let r = read_request(&mut Cursor::new(bytes)).unwrap().unwrap();
+    let r = parse_request(&bytes).unwrap().unwrap();
     assert_eq!((r.command, r.cookie, r.offset, r.length, r.flags), (Command::Write, 77, 4096, 512, CMD_FLAG_FUA));
-    assert!(read_request(&mut Cursor::new(Vec::new())).unwrap().is_none(), "a clean close");
-    assert!(read_request(&mut Cursor::new(vec![0x25, 0x60])).is_err(), "a cut-off header");
-    assert!(read_request(&mut Cursor::new(vec![0; 28])).is_err(), "a bad magic");
+    assert!(parse_request(&bytes[..27]).unwrap().is_none(), "a header not yet complete");
+    assert!(parse_request(&[0; 28]).is_err(), "a bad magic");
     let mut out = Vec::new();
-    write_reply(&mut out, 77, 0, b"abc").unwrap();
+    push_reply(&mut out, 77, 0, b"abc");
     assert_eq!(out.len(), 16 + 3);
     assert_eq!(u64::from_be_bytes(out[8..16].try_into().unwrap()), 77);
-    out.clear();
-    write_reply(&mut out, 78, EINVAL, b"ignored").unwrap();
-    assert_eq!(out.len(), 16, "an error reply carries no data");
+    push_reply(&mut out, 78, EINVAL, b"ignored");
+    assert_eq!(out.len(), 16 + 3 + 16, "an error reply carries no data; replies are gathered");
+    assert_eq!(u64::from_be_bytes(out[27..35].try_into().unwrap()), 78);
 }
