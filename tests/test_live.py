@@ -11,12 +11,15 @@ import socket
 import struct
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+import ssdlab
+from ssdlab import live
 
 # make test installs them (Makefile: nbd-clients); a missing one is a failure, not a skip.
 for tool in ("qemu-io", "fio"):
@@ -38,33 +41,22 @@ over_provisioning = 0.2
 
 
 @contextmanager
-def served(tmp_path: Path, *args: str, name: str = "dev") -> Iterator[tuple[str, Path]]:
-    """`ssdlab serve` on a unix socket in `tmp_path`; yields (NBD URI, out folder). Stopped
-    with SIGTERM at the end, which must exit 0 and write results.json."""
+def served(
+    tmp_path: Path, *args: str, name: str = "dev"
+) -> Iterator[tuple[str, Path, subprocess.Popen[str]]]:
+    """`ssdlab serve` on a unix socket in `tmp_path` (live.Server); yields (NBD URI, out
+    folder, process). Stopped with SIGTERM at the end (unless it stopped), which must exit 0
+    and write results.json."""
     config = tmp_path / f"{name}.toml"
     if not config.exists():
         config.write_text(DEVICE)
-    sock = tmp_path / f"{name}.sock"
-    out = tmp_path / f"out-{name}"
-    cmd = [sys.executable, "-m", "ssdlab", "serve", str(config), "--listen", f"unix:{sock}"]
-    proc = subprocess.Popen(
-        [*cmd, "--out", str(out), *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while not sock.exists():
-            assert proc.poll() is None, proc.communicate()[0]
-            assert time.monotonic() < deadline, "the server did not start listening"
-            time.sleep(0.05)
-        yield f"nbd+unix:///?socket={sock}", out
-    finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-        output = proc.communicate(timeout=60)[0]
-    assert proc.returncode == 0, output
+    # A --pace in `args` comes after the Server's own, and the last one counts.
+    sock, out = tmp_path / f"{name}.sock", tmp_path / f"out-{name}"
+    server = live.Server(config, sock, *args, out=out)
+    with server:
+        assert server.process is not None
+        yield server.uri, server.out, server.process
+    assert server.process.returncode == 0, server.output
 
 
 def qemu_io(uri: str, *commands: str) -> str:
@@ -78,7 +70,7 @@ def qemu_io(uri: str, *commands: str) -> str:
 
 
 def test_qemu_io_reads_back_writes_zeroes_and_discards(tmp_path: Path) -> None:
-    with served(tmp_path, "--pace", "none") as (uri, out):
+    with served(tmp_path, "--pace", "none") as (uri, out, _):
         qemu_io(
             uri,
             "write -P 0xab 0 1M",
@@ -100,7 +92,7 @@ def test_qemu_io_reads_back_writes_zeroes_and_discards(tmp_path: Path) -> None:
 
 
 def test_the_fio_example_verifies_256_mib_over_four_queues(tmp_path: Path) -> None:
-    with served(tmp_path, "--pace", "none") as (uri, out):
+    with served(tmp_path, "--pace", "none") as (uri, out, _):
         example = Path(__file__).resolve().parents[1] / "examples/live/verify.fio"
         done = subprocess.run(
             ["fio", "--output-format=json", str(example)],
@@ -162,7 +154,7 @@ def _closed(s: socket.socket) -> bool:
 
 
 def test_protocol_abuse_closes_that_connection_only(tmp_path: Path) -> None:
-    with served(tmp_path, "--pace", "none") as (uri, _):
+    with served(tmp_path, "--pace", "none") as (uri, _, _):
         path = Path(uri.split("socket=")[1])
         # Connect and leave; truncated handshake; old-style client flags; bad option magic.
         _connect(path).close()
@@ -196,7 +188,7 @@ def test_protocol_abuse_closes_that_connection_only(tmp_path: Path) -> None:
 
 
 def test_read_only_export_refuses_writes(tmp_path: Path) -> None:
-    with served(tmp_path, "--pace", "none", "--read-only") as (uri, _):
+    with served(tmp_path, "--pace", "none", "--read-only") as (uri, _, _):
         path = Path(uri.split("socket=")[1])
         s, _ = _open_export(path)
         assert _request(s, 4, 1, 0, 4096) == 1, "a trim on a read-only export: EPERM"
@@ -225,12 +217,12 @@ def test_flushed_data_survives_a_killed_server(tmp_path: Path) -> None:
         if proc.poll() is None:
             proc.kill()
     sock.unlink()
-    with served(tmp_path, "--pace", "none", "--data", str(image)) as (uri, _):
+    with served(tmp_path, "--pace", "none", "--data", str(image)) as (uri, _, _):
         qemu_io(uri, "read -P 0x77 1M 256k", "read -P 0 0 64k")
 
 
 def test_real_time_pacing_reports_its_error(tmp_path: Path) -> None:
-    with served(tmp_path) as (uri, out):
+    with served(tmp_path) as (uri, out, _):
         qemu_io(uri, "write -P 1 0 256k", "read -P 1 0 256k")
     live = json.loads((out / "results.json").read_text())["live"]
     assert live["pace"] == "real-time"
@@ -263,7 +255,7 @@ def test_bad_serve_options_are_refused_by_name(
 
 
 def test_a_socket_path_in_use_is_refused(tmp_path: Path) -> None:
-    with served(tmp_path, "--pace", "none") as (uri, _):
+    with served(tmp_path, "--pace", "none") as (uri, _, _):
         path = uri.split("socket=")[1]
         config = tmp_path / "dev.toml"
         done = subprocess.run(
@@ -274,3 +266,107 @@ def test_a_socket_path_in_use_is_refused(tmp_path: Path) -> None:
             cwd=tmp_path,
         )
         assert done.returncode == 2 and "already exists" in done.stdout + done.stderr
+
+
+def _wait_for(predicate: object, what: str, timeout_s: float = 30) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not predicate():  # type: ignore[operator]
+        assert time.monotonic() < deadline, what
+        time.sleep(0.05)
+
+
+def test_control_socket_answers_results_and_stops_the_server(tmp_path: Path) -> None:
+    ctl = tmp_path / "ctl.sock"
+    with served(tmp_path, "--pace", "none", "--control", str(ctl)) as (uri, out, proc):
+        qemu_io(uri, "write -P 3 0 64k", "read -P 3 0 64k")
+        answer = live.control(ctl, "results")
+        assert answer["live"]["requests"] >= 2
+        assert answer["data"]["mismatched_sectors"] == 0
+        # The server wrote the same snapshot to its --out folder, and goes on serving.
+        written = json.loads((out / "results.json").read_text())
+        assert written["live"]["requests"] == answer["live"]["requests"]
+        qemu_io(uri, "read -P 3 0 4k")
+        cli = [sys.executable, "-m", "ssdlab", "control", str(ctl)]
+        done = subprocess.run([*cli, "results"], capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0 and "requests so far" in done.stdout, done.stdout
+        # An unknown command gets an answer naming the ones there are; nothing stops.
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(10)
+            s.connect(str(ctl))
+            s.sendall(b"reboot\n")
+            assert "expected results or stop" in json.loads(s.recv(4096))["error"]
+        done = subprocess.run([*cli, "stop"], capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stdout + done.stderr
+        proc.wait(timeout=60)  # it stops without a signal
+    assert json.loads((out / "results.json").read_text())["live"]["requests"] >= 3
+    assert not ctl.exists(), "the control socket is removed when the server stops"
+
+
+def test_control_of_a_missing_socket_or_command_says_which(tmp_path: Path) -> None:
+    cli = [sys.executable, "-m", "ssdlab", "control", str(tmp_path / "none.sock")]
+    done = subprocess.run([*cli, "results"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "none.sock" in done.stdout + done.stderr
+    done = subprocess.run([*cli, "pause"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "expected one of results, stop" in done.stdout + done.stderr
+
+
+def test_sigusr1_writes_results_while_serving(tmp_path: Path) -> None:
+    with served(tmp_path, "--pace", "none") as (uri, out, proc):
+        qemu_io(uri, "write -P 4 0 64k")
+        proc.send_signal(signal.SIGUSR1)
+        _wait_for(lambda: (out / "results.json").exists(), "no snapshot after SIGUSR1")
+        assert json.loads((out / "results.json").read_text())["live"]["requests"] >= 1
+        qemu_io(uri, "read -P 4 0 64k")  # still serving
+
+
+def test_a_closed_connections_replies_never_reach_its_successor(tmp_path: Path) -> None:
+    # One queue: the second connection takes the first one's place while the first one's
+    # writes (1 MiB each, milliseconds of simulated time under real-time pacing) are in flight.
+    with served(tmp_path, "--max-connections", "1") as (uri, _, _):
+        path = Path(uri.split("socket=")[1])
+        s, _ = _open_export(path)
+        for i in range(16):
+            s.sendall(struct.pack(">IHHQQI", 0x25609513, 0, 1, 1000 + i, i << 20, 1 << 20))
+            s.sendall(b"\x11" * (1 << 20))
+        s.close()
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                s, _ = _open_export(path)
+                break
+            except (ConnectionError, OSError, AssertionError, struct.error):
+                assert time.monotonic() < deadline, "the queue was not freed"
+                time.sleep(0.05)
+        for cookie in (7, 8, 9):
+            assert _request(s, 0, cookie, 0, 4096) == 0  # _request checks the cookie
+            _recv_exact(s, 4096)
+        s.close()
+
+
+def test_python_serve_takes_snapshots_when_poll_asks(tmp_path: Path) -> None:
+    (tmp_path / "dev.toml").write_text(DEVICE)
+    sock = tmp_path / "py.sock"
+    wrote = threading.Event()
+    snapshots: list[ssdlab.Results] = []
+    polls: list[str | None] = ["results", "stop"]
+
+    def ready(address: str) -> None:
+        uri = f"nbd+unix:///?socket={address.removeprefix('unix:')}"
+        threading.Thread(target=lambda: (qemu_io(uri, "write -P 5 0 64k"), wrote.set())).start()
+
+    def poll() -> str | None:
+        return polls.pop(0) if wrote.is_set() and polls else None
+
+    results = ssdlab.serve(
+        tmp_path / "dev.toml",
+        listen=f"unix:{sock}",
+        pace="none",
+        on_ready=ready,
+        poll=poll,
+        on_results=snapshots.append,
+    )
+    assert len(snapshots) == 1
+    assert snapshots[0].to_dict()["live"]["requests"] >= 1
+    assert results.to_dict()["live"]["requests"] >= snapshots[0].to_dict()["live"]["requests"]
+    with pytest.raises(ValueError, match='poll\\(\\) returned "pause"'):
+        ssdlab.serve(tmp_path / "dev.toml", listen=f"unix:{sock}", poll=lambda: "pause")

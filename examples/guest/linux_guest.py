@@ -21,12 +21,13 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from ssdlab.live import Server
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_CONFIG = HERE / "guest-ssd.toml"
@@ -184,36 +185,12 @@ def main() -> int:
     run_dir = Path(tempfile.mkdtemp(prefix="ssdlab-guest-"))
     initrd = initramfs(run_dir / "initramfs.gz")
     sock, out = run_dir / "ssd.sock", run_dir / "results"
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "ssdlab",
-            "serve",
-            str(args.config),
-            "--listen",
-            f"unix:{sock}",
-            "--out",
-            str(out),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    try:
-        while not sock.exists():
-            if server.poll() is not None:
-                sys.exit(server.communicate()[0])
-            time.sleep(0.05)
+    with Server(args.config, sock, out=out):
         mb = 8 if args.short else 64
         started = time.monotonic()
         first = boot(vmlinuz, initrd, sock, "write", mb, args.cpus)
         second = boot(vmlinuz, initrd, sock, "verify", mb, args.cpus)
         wall = time.monotonic() - started
-    finally:
-        if server.poll() is None:
-            server.send_signal(signal.SIGTERM)
-        server.communicate(timeout=120)
     sums_written = [line for line in first if line.startswith("SSDLAB SUM")]
     sums_read = [line for line in second if line.startswith("SSDLAB SUM")]
     results = json.loads((out / "results.json").read_text())

@@ -14,8 +14,13 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
+import subprocess
+import sys
+import time
 from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 from ssdlab import _core
@@ -111,3 +116,70 @@ def control(path: str | os.PathLike[str], command: str, timeout_s: float = 60.0)
     if "error" in document:
         raise ValueError(document["error"])
     return document
+
+
+class Server:
+    """``ssdlab serve`` in a child process, for scripts, tests and notebooks that drive the
+    device with real clients (fio, qemu-io, QEMU)::
+
+        with Server("examples/guest/guest-ssd.toml", "/tmp/ssd.sock", pace="none") as server:
+            subprocess.run(["fio", "--ioengine=nbd", f"--uri={server.uri}", ...])
+        print(server.results().summary())
+
+    Entering starts the server and waits until it listens; leaving stops it with SIGTERM
+    (unless it stopped, e.g. by a ``stop`` on its control socket) and waits for its
+    results.json. `args` are further ``ssdlab serve`` options."""
+
+    def __init__(
+        self,
+        config: str | os.PathLike[str],
+        socket_path: str | os.PathLike[str],
+        *args: str,
+        pace: str = "real-time",
+        out: str | os.PathLike[str] | None = None,
+        start_timeout_s: float = 60.0,
+    ) -> None:
+        self.socket = Path(socket_path)
+        self.out = (
+            Path(out) if out is not None else self.socket.with_name(self.socket.name + ".out")
+        )
+        self.uri = f"nbd+unix:///?socket={self.socket}"
+        self.command = [
+            *(sys.executable, "-m", "ssdlab", "serve", os.fspath(config)),
+            *("--listen", f"unix:{self.socket}", "--pace", pace, "--out", str(self.out), *args),
+        ]
+        self.start_timeout_s = start_timeout_s
+        self.process: subprocess.Popen[str] | None = None
+        #: What the server printed, once it stopped.
+        self.output = ""
+
+    def __enter__(self) -> Server:
+        self.process = subprocess.Popen(
+            self.command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        )
+        deadline = time.monotonic() + self.start_timeout_s
+        while not self.socket.exists():
+            if self.process.poll() is not None:
+                self.output = self.process.communicate()[0]
+                raise RuntimeError(f"ssdlab serve exited before listening:\n{self.output}")
+            if time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"ssdlab serve did not listen within {self.start_timeout_s} s")
+            time.sleep(0.05)
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.stop()
+
+    def stop(self, timeout_s: float = 120.0) -> int:
+        """SIGTERM if still running; waits for the exit; returns the exit status."""
+        if self.process is None:
+            raise RuntimeError("the server was not started")
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        self.output += self.process.communicate(timeout=timeout_s)[0] or ""
+        return self.process.returncode
+
+    def results(self) -> Results:
+        """The results.json the server wrote (when it stopped, or at its last snapshot)."""
+        return Results.load(self.out / "results.json")

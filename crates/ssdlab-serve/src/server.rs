@@ -363,7 +363,7 @@ fn control_client(mut stream: Box<dyn Stream>, messages: &Sender<Message>, waker
         "stop" => ControlCommand::Stop,
         other => {
             let error = format!("unknown control command {other:?}; expected results or stop");
-            let _ = writeln!(stream, "{}", serde_json::json!({ "error": error }));
+            let _ = stream.write_all(format!("{}\n", serde_json::json!({ "error": error })).as_bytes());
             stream.close();
             return;
         }
@@ -371,7 +371,7 @@ fn control_client(mut stream: Box<dyn Stream>, messages: &Sender<Message>, waker
     let (answer, answered) = mpsc::channel();
     if messages.send(Message::Control { command, answer }).is_ok() && waker.wake().is_ok() {
         if let Ok(document) = answered.recv_timeout(Duration::from_secs(60)) {
-            let _ = writeln!(stream, "{document}");
+            let _ = stream.write_all(format!("{document}\n").as_bytes()); // one write: one message
         }
     }
     stream.close();
