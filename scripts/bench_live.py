@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import tempfile
@@ -54,12 +55,22 @@ def fio(socket: Path, iodepth: int, seconds: int) -> dict[str, float]:
     }
 
 
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time of process `pid` and its threads so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def run_case(pace: str, iodepth: int, seconds: int, work: Path) -> dict[str, object]:
     """Serves the device, runs fio against it, stops the server; fio's and the model's numbers."""
     with Server(CONFIG, work / f"{pace}-{iodepth}.sock", pace=pace) as server:
+        assert server.process is not None
+        cpu_before = cpu_seconds(server.process.pid)
         measured = fio(server.socket, iodepth, seconds)
+        server_cpu_s = cpu_seconds(server.process.pid) - cpu_before
     results = server.results().to_dict()
     flow = next(f for f in results["flows"] if f["requests"])
+    requests = measured["fio_iops"] * seconds
     model_p50_us = flow["reads"]["latency_us"]["p50"]
     return {
         "server": "ssdlab",
@@ -67,6 +78,9 @@ def run_case(pace: str, iodepth: int, seconds: int, work: Path) -> dict[str, obj
         "iodepth": iodepth,
         "seconds": seconds,
         **measured,
+        # The server's CPU time per request: what it could serve with a faster client.
+        "server_cpu_us_per_request": round(server_cpu_s / requests * 1e6, 2) if requests else None,
+        "server_cpu_percent": round(server_cpu_s / seconds * 100, 1),
         "model_p50_us": round(model_p50_us, 1),
         "p50_gap_us": round(measured["fio_p50_us"] - model_p50_us, 1),
         "pacing_error_us": results["live"]["pacing_error_us"],

@@ -217,3 +217,6 @@ fn payload_bytes(request: &Request) -> usize {
         0
     }
 }
+
+#[cfg(test)]
+mod tests;

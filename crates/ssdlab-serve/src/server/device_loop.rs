@@ -290,7 +290,7 @@ impl<'d> DeviceLoop<'d> {
 
     /// Replies for the completions so far (a FUA write first gets its flush).
     fn deliver(&mut self) {
-        let wall_ps = self.wall_ps();
+        let wall_ps = if self.pace == Pace::RealTime { self.wall_ps() } else { 0 };
         let mut done = std::mem::take(&mut self.done);
         done.extend(self.device.completions());
         for c in done.drain(..) {
