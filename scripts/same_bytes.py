@@ -10,7 +10,9 @@ tests keep runs on two builds of ssdlab, and their results.json must be identica
 process with that folder first on PYTHONPATH, through `python -m ssdlab run` (the CLI, so the
 results.json compared is the file users get). A case that fails on one build must fail the same
 way on the other (same exit status). `--requests N` caps every flow (the full examples take a few
-minutes on two cores); `--jobs` runs cases side by side. Exit status 1 when anything differs.
+minutes on two cores); `--jobs` runs cases side by side; `--new-config-keys a,flash.b` drops keys
+that the new build adds to the config it echoes (a feature's new keys, at their old behaviour),
+so that everything else must still match. Exit status 1 when anything differs.
 """
 
 from __future__ import annotations
@@ -83,6 +85,21 @@ def normalised(results: object) -> object:
     return results
 
 
+#: Dotted config paths (under results.json's `config`) that the new build adds.
+NEW_CONFIG_KEYS: list[str] = []
+
+
+def without_new_keys(results: dict[str, object]) -> dict[str, object]:
+    for dotted in NEW_CONFIG_KEYS:
+        *parents, last = ["config", *dotted.split(".")]
+        node: object = results
+        for key in parents:
+            node = node.get(key, {}) if isinstance(node, dict) else {}
+        if isinstance(node, dict):
+            node.pop(last, None)
+    return results
+
+
 def run(case: Case, package_dir: Path, out: Path) -> tuple[int, str]:
     """Runs the case on the build in `package_dir`; returns (exit status, normalised results)."""
     env = dict(os.environ, PYTHONPATH=str(package_dir.resolve()))
@@ -95,7 +112,8 @@ def run(case: Case, package_dir: Path, out: Path) -> tuple[int, str]:
     path = out / "results.json"
     if not path.exists():
         return done.returncode, ""
-    return done.returncode, json.dumps(normalised(json.loads(path.read_text())), sort_keys=True)
+    results = without_new_keys(json.loads(path.read_text()))
+    return done.returncode, json.dumps(normalised(results), sort_keys=True)
 
 
 def compare(case: Case, before: Path, after: Path, scratch: Path) -> str | None:
@@ -125,7 +143,9 @@ def main() -> int:
     )
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--only", default="", help="run only cases whose name contains this")
+    parser.add_argument("--new-config-keys", default="", help="config keys the new build adds")
     args = parser.parse_args()
+    NEW_CONFIG_KEYS.extend(k for k in args.new_config_keys.split(",") if k)
     selected = [c for c in cases(args.requests) if args.only in c.name]
     failures = 0
     with (

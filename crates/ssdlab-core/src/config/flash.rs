@@ -54,6 +54,17 @@ pub struct FlashConfig {
     pub page_type_layout: PageTypeLayout,
     /// Which cell operations a read may suspend (MQSim's CMD_Suspension_Support).
     pub suspension: Suspension,
+    /// How the dies of a chip take commands: `independent` (each die starts work whenever it is
+    /// idle, as ONFI's multi-LUN operations allow) or `one-per-chip` (MQSim: a chip takes a new
+    /// command only when it is idle, and each command goes to one die, so the dies of a chip
+    /// never overlap). Unset: `independent`, or `one-per-chip` under `compat = "mqsim"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub die_commands: Option<DieCommands>,
+    /// Whether a program that writes part of a page moves only the written sectors over the
+    /// channel (MQSim) or the whole page register (ssdlab: the page is programmed whole). Unset:
+    /// false, or true under `compat = "mqsim"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partial_page_transfer: Option<bool>,
     /// Cell operation and suspension timings.
     pub timing: TimingConfig,
 }
@@ -65,6 +76,22 @@ pub enum Suspension {
     Program,
     Erase,
     ProgramErase,
+}
+
+/// See [`FlashConfig::die_commands`].
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum DieCommands {
+    #[default]
+    Independent,
+    OnePerChip,
+}
+
+impl FlashConfig {
+    /// A chip runs one die's command at a time (MQSim).
+    pub fn one_command_per_chip(&self) -> bool {
+        self.die_commands == Some(DieCommands::OnePerChip)
+    }
 }
 
 impl Suspension {
@@ -91,6 +118,8 @@ impl Default for FlashConfig {
             technology: CellTechnology::Mlc,
             page_type_layout: PageTypeLayout::RoundRobin,
             suspension: Suspension::Erase,
+            die_commands: None,
+            partial_page_transfer: None,
             timing: TimingConfig::default(),
         }
     }

@@ -6,6 +6,7 @@
 //! limits before anything is allocated.
 
 mod cache_org;
+mod compat;
 mod data;
 mod dram;
 mod finite;
@@ -29,9 +30,10 @@ mod validate;
 mod wording;
 
 pub use cache_org::{CacheOrganisation, CacheShape, Replacement};
+pub use compat::Compat;
 pub use data::DataConfig;
 pub use dram::{DramConfig, DramModel, PagePolicy};
-pub use flash::{CellTechnology, FlashConfig, PageTypeLatency, PageTypeLayout, Suspension, TimingConfig};
+pub use flash::{CellTechnology, DieCommands, FlashConfig, PageTypeLatency, PageTypeLayout, Suspension, TimingConfig};
 pub use flow::{AddressPattern, BlkparseEvent, FlowConfig, FlowKind, RequestSize, TraceDevice, TraceFormat, TraceOps};
 pub use host_ocssd::{GcCopy, HostPlacement, OpenChannelConfig};
 pub use host_ufs::{RateSeries, UfsConfig, UPIU_HEADER_BYTES};
@@ -69,6 +71,12 @@ pub struct Config {
     /// Seed of every random stream; the same config and seed give the same results.
     #[serde(default = "default_seed")]
     pub seed: u64,
+    /// Whose behaviour the model follows where simulators and drives differ: `default`
+    /// (ssdlab's) or `mqsim` (MQSim's, to compare side by side). Each difference is a key of its
+    /// own as well (`flash.die_commands`, `flash.partial_page_transfer`); `compat` fills the ones
+    /// left unset. See docs/fidelity.md.
+    #[serde(default)]
+    pub compat: Compat,
     #[serde(default)]
     pub host: HostConfig,
     #[serde(default)]
@@ -167,7 +175,7 @@ impl Config {
             finite::check_toml(&table)?;
         }
         let deserializer = strict::Strict(toml::Deserializer::new(text));
-        let config: Config = serde_path_to_error::deserialize(deserializer).map_err(|e| {
+        let mut config: Config = serde_path_to_error::deserialize(deserializer).map_err(|e| {
             let path = e.path().to_string();
             let inner = e.into_inner();
             let reason = inner.message().trim().replace('\n', "; ");
@@ -180,6 +188,7 @@ impl Config {
                 _ => describe(path, reason),
             }
         })?;
+        config.resolve_compat();
         Ok(config)
     }
 
@@ -195,7 +204,7 @@ impl Config {
         // is not JSON: name the key instead of a position in this generated text (issue 12, F03).
         finite::check_json(text)?;
         let mut deserializer = serde_json::Deserializer::from_str(text);
-        let config: Config = serde_path_to_error::deserialize(strict::Strict(&mut deserializer)).map_err(|e| {
+        let mut config: Config = serde_path_to_error::deserialize(strict::Strict(&mut deserializer)).map_err(|e| {
             let path = e.path().to_string();
             let reason = e.inner().to_string();
             // serde_json appends " at line L column C" which points into generated JSON: drop it.
@@ -205,6 +214,7 @@ impl Config {
             };
             describe(path, reason)
         })?;
+        config.resolve_compat();
         Ok(config)
     }
 }

@@ -64,6 +64,12 @@ pub struct FlashBackend {
     pub dispatch_ps: [u64; 3],
     /// GC moves use copyback (no channel transfer).
     pub copyback: bool,
+    /// A chip runs one die's command at a time (`flash.die_commands`).
+    pub one_command_per_chip: bool,
+    /// A program moves only the sectors it writes (`flash.partial_page_transfer`), of
+    /// `sectors_per_page`.
+    pub partial_page_transfer: bool,
+    pub sectors_per_page: u64,
     /// When a read may suspend a program or erase (`flash/suspension.rs`).
     pub suspension: SuspensionRules,
     pub counters: FlashCounters,
@@ -89,6 +95,9 @@ impl FlashBackend {
             dispatch_free_at: 0,
             dispatch_ps: [c.dispatch_read.value, c.dispatch_write.value, c.dispatch_erase.value],
             copyback: config.ftl.copyback,
+            one_command_per_chip: config.flash.one_command_per_chip(),
+            partial_page_transfer: config.flash.partial_page_transfer == Some(true),
+            sectors_per_page: geometry.sectors_per_page,
             suspension: SuspensionRules::new(config),
             counters: FlashCounters::default(),
         }
@@ -125,19 +134,26 @@ impl FlashBackend {
 
     /// A multi-plane program of `pages` from `now`: command and address cycles, then each page's
     /// data over `channel` (none for a copyback program, whose data is in the page register),
-    /// then the cell program of the slowest page type. Returns (channel start, command
-    /// picoseconds, data picoseconds, cell picoseconds).
+    /// then the cell program of the slowest page type. `sectors` is what the programs write
+    /// (moved alone under `partial_page_transfer`; otherwise every page moves whole). Returns
+    /// (channel start, command picoseconds, data picoseconds, cell picoseconds).
     pub fn start_program(
         &mut self,
         class: Class,
         channel: usize,
         now: SimTime,
         pages: impl Iterator<Item = u32>,
+        sectors: u64,
     ) -> (SimTime, u64, u64, u64) {
         let (n, cell) = self.slowest(pages, FlashTiming::program_ps);
         self.counters.programs += n;
         self.counters.program_cell_ps += cell * n;
-        let (command, data) = (self.timing.program_command_ps * n, self.program_transfer_ps(class) * n);
+        let data = if self.partial_page_transfer {
+            self.program_transfer_ps(class) * sectors / self.sectors_per_page
+        } else {
+            self.program_transfer_ps(class) * n
+        };
+        let command = self.timing.program_command_ps * n;
         (self.use_channel(channel, now, command + data), command, data, cell)
     }
 

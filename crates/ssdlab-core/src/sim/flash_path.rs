@@ -218,7 +218,7 @@ impl Simulation {
 
     /// Starts the die's next batch if it is idle and has work.
     pub(super) fn service_die(&mut self, die: u32) {
-        if self.backend.dies[die as usize].busy || self.blocked_by_fifo(die) {
+        if self.backend.dies[die as usize].busy || self.blocked_by_fifo(die) || self.blocked_by_chip(die) {
             return;
         }
         let g = &self.ftl.geometry;
@@ -258,6 +258,17 @@ impl Simulation {
             Some(dispatched) => self.queue.schedule(dispatched, Event::DispatchDone { die }),
             None => self.begin_flash_operation(die),
         }
+    }
+
+    /// Under one command per chip (MQSim, `flash.die_commands`) a die may start only when no
+    /// other die of its chip is busy: the dies of a chip never overlap.
+    fn blocked_by_chip(&self, die: u32) -> bool {
+        if !self.backend.one_command_per_chip {
+            return false;
+        }
+        let g = &self.ftl.geometry;
+        let first = g.chip_of_die(die) * g.dies_per_chip;
+        (first..first + g.dies_per_chip).any(|d| d != die && self.backend.dies[d as usize].busy)
     }
 
     /// Under FIFO scheduling a die may not start while another die of its chip waits with an
@@ -324,7 +335,9 @@ impl Simulation {
                 // After the checks above, which need the simulation mutably.
                 let g = &self.ftl.geometry;
                 let pages = batch.ids().iter().map(|&id| g.page_in_block(self.txns.get(id).ppa));
-                let (start, command, data, cell) = self.backend.start_program(batch.class, channel, now, pages);
+                let sectors = batch.ids().iter().map(|&id| self.txns.get(id).sectors as u64).sum();
+                let (start, command, data, cell) =
+                    self.backend.start_program(batch.class, channel, now, pages, sectors);
                 self.charge_batch(
                     die,
                     &[
@@ -368,11 +381,21 @@ impl Simulation {
             self.after_read_while_suspended(die);
         }
         self.touched_dies.push(die);
-        if self.tsu.policy() == Scheduling::Fifo {
+        let g = &self.ftl.geometry;
+        let (first, n) = (g.chip_of_die(die) * g.dies_per_chip, g.dies_per_chip);
+        if self.backend.one_command_per_chip {
+            // The chip is idle: the die with the oldest waiting transaction goes first (MQSim
+            // issues to the die of its queue's head), the others wait for the chip again.
+            // Dies are serviced last in, first out.
+            let oldest = (first..first + n)
+                .filter_map(|d| self.tsu.oldest_waiting(d, &self.txns).map(|seq| (seq, d)))
+                .min()
+                .map(|(_, d)| d);
+            self.touched_dies.extend(first..first + n);
+            self.touched_dies.extend(oldest);
+        } else if self.tsu.policy() == Scheduling::Fifo {
             // Dies of this chip that waited behind this one's older work may go now.
-            let g = &self.ftl.geometry;
-            let first = g.chip_of_die(die) * g.dies_per_chip;
-            self.touched_dies.extend(first..first + g.dies_per_chip);
+            self.touched_dies.extend(first..first + n);
         }
     }
 

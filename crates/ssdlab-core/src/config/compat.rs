@@ -1,0 +1,43 @@
+//! `compat`: which simulator's behaviour the model follows where published simulators and real
+//! drives differ. Each difference is also a key of its own, in the section of the part it
+//! belongs to, so that a study can turn one on alone; `compat` only chooses the values of the
+//! keys a config leaves unset. docs/fidelity.md lists every difference, its mechanism, its
+//! effect measured side by side with MQSim (`validation/vs_mqsim.py`), and what real drives do.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::flash::DieCommands;
+use super::Config;
+
+/// The model's behaviour where it has a choice.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Compat {
+    /// ssdlab's own model: what real drives do, as far as the sources tell (docs/fidelity.md).
+    #[default]
+    Default,
+    /// MQSim @7ec40e3 (Tavakkol et al., FAST 2018) where it differs: one command per chip and
+    /// partial-page transfers.
+    Mqsim,
+}
+
+impl Compat {
+    pub fn name(self) -> &'static str {
+        match self {
+            Compat::Default => "default",
+            Compat::Mqsim => "mqsim",
+        }
+    }
+}
+
+impl Config {
+    /// Fills each behaviour key the config left unset with `compat`'s choice, so that the
+    /// config written into results.json says what ran.
+    pub fn resolve_compat(&mut self) {
+        let mqsim = self.compat == Compat::Mqsim;
+        let flash = &mut self.flash;
+        flash.die_commands.get_or_insert(if mqsim { DieCommands::OnePerChip } else { DieCommands::Independent });
+        flash.partial_page_transfer.get_or_insert(mqsim);
+    }
+}
