@@ -123,6 +123,30 @@ def test_run_the_xml_pair_writes_one_results_file_per_scenario(run_cli, tmp_path
     trace = json.loads((folder / "scenario-3" / "results.json").read_text())
     assert trace["flows"][0]["requests"] > 0
     assert "warning: Preferred_suspend_erase_time_for_write" in proc.stdout
+    # The first line says which model runs; results.json says it too.
+    assert proc.stdout.splitlines()[0].startswith("model: ssdlab's default")
+    assert first["config"]["compat"] == "default"
+    # MQSim never suspends, and its SIMPLE cache is not ssdlab's: the warnings say so.
+    assert any("MQSim @7ec40e3 never suspends" in w for w in first["warnings"])
+
+
+@needs_samples
+def test_compat_mqsim_is_named_first_and_recorded(run_cli, tmp_path):
+    proc = run_cli("run", SSDCONFIG, WORKLOAD, "--scenario", "2", "--set", "compat=mqsim", *FAST)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[0].startswith("model: MQSim-compatible")
+    data = json.loads((tmp_path / "results/workload/scenario-2/results.json").read_text())
+    assert data["config"]["compat"] == "mqsim"
+    assert data["config"]["flash"]["die_commands"] == "one-per-chip"
+
+
+@needs_samples
+def test_a_simple_cache_is_not_called_advanced(tmp_path):
+    device = tmp_path / "ssd.xml"
+    device.write_text(SSDCONFIG.read_text().replace(">ADVANCED<", ">SIMPLE<"))
+    scenarios = ssdlab.import_mqsim(device, WORKLOAD)
+    warning = next(w for w in scenarios[0].warnings if w.startswith("Caching_Mechanism SIMPLE"))
+    assert "ADVANCED one" not in warning and "writes back only when a write needs room" in warning
 
 
 @needs_samples

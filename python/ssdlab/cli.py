@@ -186,6 +186,21 @@ def _prepare_out_dir(folder: Path) -> None:
         stdout.print(f"moved the previous results to {escape(str(previous))}")
 
 
+def _model_line(overrides: list[str]) -> str:
+    """Which model an MQSim file pair runs in (results.json says it too, as config.compat)."""
+    compat = "default"
+    for o in overrides:
+        key, _, value = o.partition("=")
+        if key.strip() == "compat":
+            compat = value.strip().strip("\"'")
+    if compat == "mqsim":
+        return 'model: MQSim-compatible (compat = "mqsim"; docs/fidelity.md)'
+    return (
+        "model: ssdlab's default, which differs from MQSim where real drives do "
+        "(--set compat=mqsim follows MQSim; docs/fidelity.md)"
+    )
+
+
 def _run_mqsim(
     ssdconfig: Path,
     workload: Path | None,
@@ -208,6 +223,7 @@ def _run_mqsim(
         if not 1 <= n <= len(scenarios):
             _fail(f"--scenario {n}: {workload} has scenarios 1 to {len(scenarios)}")
     out_dir = out if out is not None else Path("results") / workload.stem
+    stdout.print(_model_line(overrides))
     chosen = [s for s in scenarios if not only or s.index in only]
     for s in chosen:  # every folder checked before the first scenario runs
         _prepare_out_dir(out_dir / f"scenario-{s.index}")

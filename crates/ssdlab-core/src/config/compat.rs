@@ -40,4 +40,18 @@ impl Config {
         flash.die_commands.get_or_insert(if mqsim { DieCommands::OnePerChip } else { DieCommands::Independent });
         flash.partial_page_transfer.get_or_insert(mqsim);
     }
+
+    /// Writes the behaviour keys as resolved into `echo` (the config document results.json
+    /// carries, as the user gave it): results.json says which model ran even where the user
+    /// set nothing.
+    pub fn echo_behaviour(&self, echo: &mut serde_json::Value) {
+        let Some(document) = echo.as_object_mut() else { return };
+        document.insert("compat".into(), self.compat.name().into());
+        let flash = document.entry("flash").or_insert_with(|| serde_json::json!({}));
+        if let Some(flash) = flash.as_object_mut() {
+            let die_commands = serde_json::to_value(self.flash.die_commands).unwrap_or_default();
+            flash.insert("die_commands".into(), die_commands);
+            flash.insert("partial_page_transfer".into(), self.flash.partial_page_transfer.into());
+        }
+    }
 }

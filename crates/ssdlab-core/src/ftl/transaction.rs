@@ -141,9 +141,16 @@ pub struct Transaction {
     pub flow: u16,
     /// First sector of the page it covers (with `sectors`, which sectors a host page touches).
     pub first_sector: u16,
+    /// Sectors of the page the host (or the FTL) wrote: a write programs the whole page, and
+    /// `flash.partial_page_transfer` moves only these over the channel. Set when the transaction
+    /// is made and kept while `sectors` changes (a read-modify-write, a whole-page program).
+    pub written_sectors: u16,
     /// Arrival order at its die queue.
     pub seq: u64,
 }
+
+// Transactions live in a slab on the hot path: keep them at 48 bytes.
+const _: () = assert!(std::mem::size_of::<Transaction>() == 48);
 
 impl Transaction {
     /// A transaction of `kind` on `sectors` sectors of logical page `lpa`, created at
@@ -162,6 +169,7 @@ impl Transaction {
             priority: Priority::Medium as u8,
             flow: 0,
             first_sector: 0,
+            written_sectors: sectors.min(u16::MAX as u32) as u16,
             seq: 0,
         }
     }

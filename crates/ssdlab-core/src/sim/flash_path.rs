@@ -335,7 +335,7 @@ impl Simulation {
                 // After the checks above, which need the simulation mutably.
                 let g = &self.ftl.geometry;
                 let pages = batch.ids().iter().map(|&id| g.page_in_block(self.txns.get(id).ppa));
-                let sectors = batch.ids().iter().map(|&id| self.txns.get(id).sectors as u64).sum();
+                let sectors = batch.ids().iter().map(|&id| self.txns.get(id).written_sectors as u64).sum();
                 let (start, command, data, cell) =
                     self.backend.start_program(batch.class, channel, now, pages, sectors);
                 self.charge_batch(

@@ -157,7 +157,7 @@ pub(super) fn import_device(file: &str, root: &Element) -> Result<Device, Config
         }
         if mechanism.as_deref() == Some("SIMPLE") {
             warnings.push(
-                "Caching_Mechanism SIMPLE: ssdlab's data cache works like MQSim's ADVANCED one (per-flow modes, LRU lines of one page)"
+                "Caching_Mechanism SIMPLE: MQSim's SIMPLE cache takes only the TURNED_OFF and WRITE_CACHE modes and, like ADVANCED, writes data it has not seen in the last second through to flash at once; ssdlab's data cache writes back only when a write needs room (docs/fidelity.md)"
                     .into(),
             );
         }
@@ -326,6 +326,11 @@ pub(super) fn import_device(file: &str, root: &Element) -> Result<Device, Config
             _ => "program-erase",
         };
         set(&mut config, "flash.suspension", value);
+        if value != "none" {
+            warnings.push(format!(
+                "CMD_Suspension_Support {mode}: MQSim @7ec40e3 never suspends (its scheduler's suspension branches fall through to `return false`); ssdlab suspends as configured, so its reads may wait less than MQSim's (flash.suspension = \"none\" runs as MQSim does)"
+            ));
+        }
     }
     for (tag, key) in [("Suspend_Erase_Time", "suspend_erase"), ("Suspend_Program_Time", "suspend_program")] {
         if let Some(ns) = f.int(tag)? {
@@ -341,7 +346,7 @@ pub(super) fn import_device(file: &str, root: &Element) -> Result<Device, Config
     if let Some(ns) = erase_for_write {
         if suspension.as_deref().is_some_and(|m| m.contains("ERASE")) {
             warnings.push(format!(
-                "Preferred_suspend_erase_time_for_write {ns}: in ssdlab only reads suspend an erase; writes wait for it"
+                "Preferred_suspend_erase_time_for_write {ns}: no counterpart (in ssdlab only reads may suspend an erase)"
             ));
         }
     }

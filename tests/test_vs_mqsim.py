@@ -1,0 +1,53 @@
+"""The side-by-side harness (validation/vs_mqsim.py): MQSim @7ec40e3, built from its unmodified
+source in ../shared/mqsim, and ssdlab in `compat = "mqsim"` on the same XML pairs agree within
+5 % on request counts and mean latency. Skipped where MQSim's source or g++ is missing."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import REPO_ROOT
+
+SOURCE = (REPO_ROOT / "../shared/mqsim").resolve()
+BUILT = Path.home() / ".cache/ssdlab-mqsim/7ec40e3/MQSim"
+
+BUILDABLE = shutil.which("g++") is not None or BUILT.exists()
+pytestmark = pytest.mark.skipif(
+    not (SOURCE / "build-mqsim.sh").exists() or not BUILDABLE,
+    reason=f"MQSim's source ({SOURCE}) or g++ is missing",
+)
+
+
+def test_compat_mode_agrees_with_mqsim_on_loaded_cases(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [
+            *(sys.executable, str(REPO_ROOT / "validation/vs_mqsim.py")),
+            *("--cases", "rr-qd32,sw64k-qd8", "--requests", "5000", "--models", "mqsim"),
+            *("--out", str(tmp_path)),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    rows = json.loads((tmp_path / "table.json").read_text())
+    assert {r["case"] for r in rows} == {"rr-qd32", "sw64k-qd8"}
+    for r in rows:
+        assert r["mqsim_requests"] == r["ssdlab_requests"] == 5000
+        assert abs(r["mean_ratio"] - 1) < 0.05, r
+    # The XML pairs, MQSim's outputs and ssdlab's results stay for a look.
+    assert (tmp_path / "rr-qd32" / "workload_scenario_1.xml").exists()
+    assert (tmp_path / "rr-qd32" / "ssdlab-mqsim" / "scenario-1" / "results.json").exists()
+
+
+def test_an_unknown_case_or_model_is_named() -> None:
+    script = [sys.executable, str(REPO_ROOT / "validation/vs_mqsim.py")]
+    done = subprocess.run([*script, "--cases", "rr-qd999"], capture_output=True, text=True)
+    assert done.returncode != 0 and "rr-qd999" in done.stderr
+    done = subprocess.run([*script, "--models", "ssdsim"], capture_output=True, text=True)
+    assert done.returncode != 0 and "ssdsim" in done.stderr
