@@ -10,9 +10,10 @@ tests keep runs on two builds of ssdlab, and their results.json must be identica
 process with that folder first on PYTHONPATH, through `python -m ssdlab run` (the CLI, so the
 results.json compared is the file users get). A case that fails on one build must fail the same
 way on the other (same exit status). `--requests N` caps every flow (the full examples take a few
-minutes on two cores); `--jobs` runs cases side by side; `--new-config-keys a,flash.b` drops keys
-that the new build adds to the config it echoes (a feature's new keys, at their old behaviour),
-so that everything else must still match. Exit status 1 when anything differs.
+minutes on two cores); `--jobs` runs cases side by side; `--new-keys model,config.flash.b` drops
+keys (dotted paths in results.json) that the new build adds (a feature's new record of its
+settings, at their old behaviour), so that everything else must still match. Exit status 1
+when anything differs.
 """
 
 from __future__ import annotations
@@ -85,13 +86,13 @@ def normalised(results: object) -> object:
     return results
 
 
-#: Dotted config paths (under results.json's `config`) that the new build adds.
-NEW_CONFIG_KEYS: list[str] = []
+#: Dotted paths in results.json that the new build adds.
+NEW_KEYS: list[str] = []
 
 
 def without_new_keys(results: dict[str, object]) -> dict[str, object]:
-    for dotted in NEW_CONFIG_KEYS:
-        *parents, last = ["config", *dotted.split(".")]
+    for dotted in NEW_KEYS:
+        *parents, last = dotted.split(".")
         node: object = results
         for key in parents:
             node = node.get(key, {}) if isinstance(node, dict) else {}
@@ -143,9 +144,9 @@ def main() -> int:
     )
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--only", default="", help="run only cases whose name contains this")
-    parser.add_argument("--new-config-keys", default="", help="config keys the new build adds")
+    parser.add_argument("--new-keys", default="", help="results.json keys the new build adds")
     args = parser.parse_args()
-    NEW_CONFIG_KEYS.extend(k for k in args.new_config_keys.split(",") if k)
+    NEW_KEYS.extend(k for k in args.new_keys.split(",") if k)
     selected = [c for c in cases(args.requests) if args.only in c.name]
     failures = 0
     with (

@@ -125,7 +125,11 @@ def test_run_the_xml_pair_writes_one_results_file_per_scenario(run_cli, tmp_path
     assert "warning: Preferred_suspend_erase_time_for_write" in proc.stdout
     # The first line says which model runs; results.json says it too.
     assert proc.stdout.splitlines()[0].startswith("model: ssdlab's default")
-    assert first["config"]["compat"] == "default"
+    assert first["model"] == {
+        "compat": "default",
+        "die_commands": "independent",
+        "partial_page_transfer": False,
+    }
     # MQSim never suspends, and its SIMPLE cache is not ssdlab's: the warnings say so.
     assert any("MQSim @7ec40e3 never suspends" in w for w in first["warnings"])
 
@@ -136,8 +140,9 @@ def test_compat_mqsim_is_named_first_and_recorded(run_cli, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[0].startswith("model: MQSim-compatible")
     data = json.loads((tmp_path / "results/workload/scenario-2/results.json").read_text())
-    assert data["config"]["compat"] == "mqsim"
-    assert data["config"]["flash"]["die_commands"] == "one-per-chip"
+    assert data["config"]["compat"] == "mqsim", "the config as given"
+    assert data["model"]["compat"] == "mqsim"
+    assert data["model"]["die_commands"] == "one-per-chip", "as it ran"
 
 
 @needs_samples

@@ -41,17 +41,21 @@ impl Config {
         flash.partial_page_transfer.get_or_insert(mqsim);
     }
 
-    /// Writes the behaviour keys as resolved into `echo` (the config document results.json
-    /// carries, as the user gave it): results.json says which model ran even where the user
-    /// set nothing.
-    pub fn echo_behaviour(&self, echo: &mut serde_json::Value) {
-        let Some(document) = echo.as_object_mut() else { return };
-        document.insert("compat".into(), self.compat.name().into());
-        let flash = document.entry("flash").or_insert_with(|| serde_json::json!({}));
-        if let Some(flash) = flash.as_object_mut() {
-            let die_commands = serde_json::to_value(self.flash.die_commands).unwrap_or_default();
-            flash.insert("die_commands".into(), die_commands);
-            flash.insert("partial_page_transfer".into(), self.flash.partial_page_transfer.into());
+    /// The behaviour keys as they run, for results.json's `model`.
+    pub fn model_summary(&self) -> ModelSummary {
+        ModelSummary {
+            compat: self.compat,
+            die_commands: self.flash.die_commands.unwrap_or_default(),
+            partial_page_transfer: self.flash.partial_page_transfer.unwrap_or(false),
         }
     }
+}
+
+/// results.json's `model`: whose behaviour the run followed, and each key `compat` decides, as
+/// it ran (the config beside it is the document as the user gave it, so it may leave them out).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Eq)]
+pub struct ModelSummary {
+    pub compat: Compat,
+    pub die_commands: DieCommands,
+    pub partial_page_transfer: bool,
 }

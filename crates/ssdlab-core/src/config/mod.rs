@@ -30,7 +30,7 @@ mod validate;
 mod wording;
 
 pub use cache_org::{CacheOrganisation, CacheShape, Replacement};
-pub use compat::Compat;
+pub use compat::{Compat, ModelSummary};
 pub use data::DataConfig;
 pub use dram::{DramConfig, DramModel, PagePolicy};
 pub use flash::{CellTechnology, DieCommands, FlashConfig, PageTypeLatency, PageTypeLayout, Suspension, TimingConfig};

@@ -235,8 +235,7 @@ impl Simulation {
         Ok(sim)
     }
 
-    fn build(config: Config, base_dir: &Path, mut config_echo: serde_json::Value) -> Result<Self, SimError> {
-        config.echo_behaviour(&mut config_echo);
+    fn build(config: Config, base_dir: &Path, config_echo: serde_json::Value) -> Result<Self, SimError> {
         let config = open_channel_path::device_config(config);
         // Before anything of the device's size is allocated (the geometry's plane table included).
         memory::check(&config)?;

@@ -232,6 +232,7 @@ impl Simulation {
             warnings,
             precondition: self.precondition_summary.clone(),
             config: self.config_echo.clone(),
+            model: Some(self.config.model_summary()),
         }
     }
 
