@@ -77,6 +77,8 @@ MATRIX = [
     Case("sr64k-qd8", 100, 128, 8, address="STREAMING"),
     Case("sw64k-qd8", 0, 128, 8, address="STREAMING"),
     Case("rr-qd32-cmt", 100, 8, 32, ideal_map=False),
+    Case("rw-qd32-wcache", 0, 8, 32, cache="WRITE_CACHE"),
+    Case("sw64k-qd8-wcache", 0, 128, 8, address="STREAMING", cache="WRITE_CACHE"),
 ]
 
 

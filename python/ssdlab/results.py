@@ -162,6 +162,8 @@ class CacheStats(_Document):
     """Pages read ahead that no host read used: ``issued = used + wasted``."""
     prefetch_waits: int = 0
     """Page reads that waited for a read-ahead in flight instead of reading flash themselves."""
+    written_through: int = 0
+    """Of ``flushes``, cold pages written through at once (``cache.destage = "cold-at-once"``)."""
 
 
 class DeviceResults(_Document):

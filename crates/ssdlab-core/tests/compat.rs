@@ -4,7 +4,7 @@
 mod common;
 
 use common::run;
-use ssdlab_core::config::{Compat, Config, DieCommands};
+use ssdlab_core::config::{Compat, Config, Destage, DieCommands, SerialAccessTime, TranslationPagesAtStart};
 
 /// One channel, one chip of `dies` dies, filled with data (ideal map); `flash_keys` go into
 /// `[flash]`.
@@ -77,6 +77,15 @@ fn compat_mqsim_fills_the_keys_left_unset_and_names_what_ran() {
     assert_eq!(config.flash.partial_page_transfer, Some(false));
     let text = serde_json::to_string(&config).unwrap();
     assert!(text.contains("\"compat\":\"default\"") && text.contains("\"die_commands\":\"independent\""));
+    let mqsim = Config::device_from_toml_str("compat = \"mqsim\"\n").unwrap().model_summary();
+    assert_eq!(mqsim.translation_pages_at_start, TranslationPagesAtStart::All);
+    assert_eq!(mqsim.destage, Destage::ColdAtOnce);
+    assert_eq!(mqsim.dram_serial_access_time, SerialAccessTime::Mqsim);
+    let banked = Config::device_from_toml_str("compat = \"mqsim\"\n[dram]\nmodel = \"banked\"\n").unwrap();
+    assert_eq!(banked.model_summary().dram_serial_access_time, SerialAccessTime::PerRow, "banked keeps its timing");
+    let error =
+        Config::device_from_toml_str("[dram]\nmodel = \"banked\"\nserial_access_time = \"mqsim\"\n").unwrap_err();
+    assert!(error.to_string().contains("dram.serial_access_time"), "{error}");
 }
 
 #[test]
@@ -85,4 +94,105 @@ fn a_wrong_compat_value_names_the_key_and_the_choices() {
     assert!(e.contains("compat") && e.contains("mqsim"), "{e}");
     let e = Config::device_from_toml_str("[flash]\ndie_commands = \"together\"\n").unwrap_err().to_string();
     assert!(e.contains("flash.die_commands") && e.contains("one-per-chip"), "{e}");
+}
+
+/// Random 4 KiB reads of a drive nobody wrote, through a small CMT.
+fn unwritten_reads(ftl_keys: &str) -> String {
+    format!(
+        "seed = 5\n{flash}\n[ftl]\nover_provisioning = 0.2\ncmt_capacity = \"4KiB\"\n{ftl_keys}\n\
+         [precondition]\nmode = \"none\"\n\
+         [[flows]]\nread_fraction = 1.0\nqueue_depth = 4\nrequest_size = \"4KiB\"\nrequests = 3000\n",
+        flash = common::flash([2, 2, 1, 1, 64, 64], "4KiB")
+    )
+}
+
+#[test]
+fn a_mapping_table_stored_at_start_makes_every_cmt_miss_read_flash() {
+    let mapped = run(&unwritten_reads(""));
+    let all = run(&unwritten_reads("translation_pages_at_start = \"all\""));
+    let misses = |r: &ssdlab_core::Results| r.flows[0].cmt.lookups - r.flows[0].cmt.hits;
+    // Nothing was written: the controller knows every range is empty and reads no translation
+    // page; with the table on flash from the start every miss reads one.
+    assert_eq!(mapped.device.flash.translation_page_reads, 0);
+    assert!(misses(&all) > 2000, "{} misses", misses(&all));
+    // Misses of one translation page while it is being read share the read.
+    let reads = all.device.flash.translation_page_reads;
+    assert!(reads > 2000 && reads <= misses(&all), "{reads} translation page reads");
+    assert!(all.flows[0].reads.latency_us.mean > mapped.flows[0].reads.latency_us.mean * 1.3);
+    // The table takes flash pages from the start but is not a user write.
+    assert_eq!(all.device.flash.programs, 0);
+}
+
+/// Random 4 KiB writes into a large write cache at queue depth 16, over `working_set` of the
+/// drive's 13,107 logical pages.
+fn cached_writes(working_set: f64, cache_keys: &str) -> String {
+    format!(
+        "seed = 6\n{flash}\n[ftl]\nover_provisioning = 0.2\nideal_mapping = true\n\
+         [cache]\ncapacity = \"64MiB\"\n{cache_keys}\n[precondition]\nmode = \"none\"\n\
+         [[flows]]\nread_fraction = 0.0\nqueue_depth = 16\nrequest_size = \"4KiB\"\nrequests = 4000\n\
+         cache_mode = \"write\"\nworking_set = {working_set}\n",
+        flash = common::flash([2, 1, 1, 2, 64, 64], "4KiB")
+    )
+}
+
+#[test]
+fn cold_writes_go_through_at_once_under_back_pressure() {
+    let when_full = run(&cached_writes(0.5, ""));
+    let cold = run(&cached_writes(0.5, "destage = \"cold-at-once\""));
+    // The cache holds every write: a write-back cache writes nothing to flash during the run.
+    assert_eq!(when_full.device.cache.flushes, 0);
+    assert_eq!(when_full.device.flash.programs, 0);
+    // Cold at once: each first write of a page in the window goes to flash now, and the host
+    // waits while one page per plane (4 pages here) is in flight: the flash's write rate.
+    let c = &cold.device.cache;
+    assert!(c.written_through > 3000, "{} written through", c.written_through);
+    assert_eq!(c.flushes, c.written_through);
+    assert!(c.writes_waited > 1000, "{} waited", c.writes_waited);
+    assert!(cold.flows[0].writes.latency_us.mean > when_full.flows[0].writes.latency_us.mean * 10.0);
+}
+
+#[test]
+fn hot_writes_stay_in_the_cache_under_cold_at_once() {
+    // About 66 pages (those the working set's sectors touch) written over and over within a
+    // second: only each page's first write is cold.
+    let r = run(&cached_writes(0.005, "destage = \"cold-at-once\""));
+    assert!(r.simulated_seconds < 1.0);
+    let through = r.device.cache.written_through;
+    assert!((60..=70).contains(&through), "{through} written through");
+}
+
+#[test]
+fn mqsim_dram_arithmetic_halves_a_long_cached_write() {
+    let write = |dram_keys: &str| {
+        format!(
+            "seed = 7\n{flash}\n[ftl]\nover_provisioning = 0.2\nideal_mapping = true\n[dram]\n{dram_keys}\n\
+             [precondition]\nmode = \"none\"\n\
+             [[flows]]\nread_fraction = 0.0\nqueue_depth = 1\nrequest_size = \"64KiB\"\nrequests = 200\ncache_mode = \"write\"\n",
+            flash = common::flash([2, 1, 1, 2, 64, 64], "4KiB")
+        )
+    };
+    let per_row = run(&write(""));
+    let mqsim = run(&write("serial_access_time = \"mqsim\""));
+    let dram = |r: &ssdlab_core::Results| r.flows[0].writes.latency_breakdown_us.get("cache_dram").unwrap();
+    // 8 KiB rows: 327.9 us for eight rows, 164.0 us for MQSim's four.
+    assert!((dram(&per_row) - 327.9).abs() < 0.5, "{}", dram(&per_row));
+    assert!((dram(&mqsim) - 164.0).abs() < 0.5, "{}", dram(&mqsim));
+}
+
+#[test]
+fn every_read_returns_the_last_write_in_compat_mqsim() {
+    // Cached and direct writers of the same addresses, partial pages, a small CMT whose table
+    // is on flash from the start, cold write-through and one command per chip, under GC.
+    let flows = common::cached_and_direct_flows(4000, "");
+    let text = format!(
+        "compat = \"mqsim\"\nseed = 12\n{flash}\n[ftl]\nover_provisioning = 0.15\ncmt_capacity = \"256B\"\n\
+         [precondition]\nmode = \"none\"\n[data]\nemulate = true\n{flows}",
+        flash = common::flash([1, 2, 2, 2, 32, 16], "4KiB")
+    );
+    let r = run(&text);
+    let d = r.data.as_ref().expect("data emulation");
+    assert!(r.device.cache.written_through > 0 && r.device.gc.pages_moved > 0);
+    assert!(r.device.flash.translation_page_reads > 0);
+    assert_eq!(d.mismatched_sectors, 0, "{:?}", d.first_mismatch);
+    assert!(d.verified_sectors > 0);
 }

@@ -13,6 +13,7 @@
 //! host rewrites during its flush stays cached, dirty again. Pages being read ahead (prefetched)
 //! hold their line until the read lands.
 
+pub mod destage;
 pub mod dram;
 mod order;
 #[cfg(test)]

@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::flash::DieCommands;
-use super::Config;
+use super::{Config, Destage, DramModel, SerialAccessTime, TranslationPagesAtStart, TranslationWriteBack};
 
 /// The model's behaviour where it has a choice.
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
@@ -17,8 +17,10 @@ pub enum Compat {
     /// ssdlab's own model: what real drives do, as far as the sources tell (docs/fidelity.md).
     #[default]
     Default,
-    /// MQSim @7ec40e3 (Tavakkol et al., FAST 2018) where it differs: one command per chip and
-    /// partial-page transfers.
+    /// MQSim @7ec40e3 (Tavakkol et al., FAST 2018) where it differs: one command per chip,
+    /// partial-page transfers, the whole mapping table on flash from the start, translation
+    /// pages never programmed, reads that map unwritten pages, cold writes through the cache at
+    /// once, and its DRAM access-time arithmetic.
     Mqsim,
 }
 
@@ -39,6 +41,25 @@ impl Config {
         let flash = &mut self.flash;
         flash.die_commands.get_or_insert(if mqsim { DieCommands::OnePerChip } else { DieCommands::Independent });
         flash.partial_page_transfer.get_or_insert(mqsim);
+        self.ftl.translation_pages_at_start.get_or_insert(if mqsim {
+            TranslationPagesAtStart::All
+        } else {
+            TranslationPagesAtStart::Mapped
+        });
+        self.ftl.translation_write_back.get_or_insert(if mqsim {
+            TranslationWriteBack::HoldInDram
+        } else {
+            TranslationWriteBack::Program
+        });
+        self.ftl.reads_map_unwritten_pages.get_or_insert(mqsim);
+        self.cache.destage.get_or_insert(if mqsim { Destage::ColdAtOnce } else { Destage::WhenFull });
+        // MQSim's arithmetic belongs to the serial model; the banked one has its own timing.
+        let serial = self.dram.model == DramModel::Serial;
+        self.dram.serial_access_time.get_or_insert(if mqsim && serial {
+            SerialAccessTime::Mqsim
+        } else {
+            SerialAccessTime::PerRow
+        });
     }
 
     /// The behaviour keys as they run, for results.json's `model`.
@@ -47,6 +68,11 @@ impl Config {
             compat: self.compat,
             die_commands: self.flash.die_commands.unwrap_or_default(),
             partial_page_transfer: self.flash.partial_page_transfer.unwrap_or(false),
+            translation_pages_at_start: self.ftl.translation_pages_at_start.unwrap_or_default(),
+            translation_write_back: self.ftl.translation_write_back.unwrap_or_default(),
+            reads_map_unwritten_pages: self.ftl.reads_map_unwritten_pages.unwrap_or(false),
+            destage: self.cache.destage.unwrap_or_default(),
+            dram_serial_access_time: self.dram.serial_access_time.unwrap_or_default(),
         }
     }
 }
@@ -58,4 +84,9 @@ pub struct ModelSummary {
     pub compat: Compat,
     pub die_commands: DieCommands,
     pub partial_page_transfer: bool,
+    pub translation_pages_at_start: TranslationPagesAtStart,
+    pub translation_write_back: TranslationWriteBack,
+    pub reads_map_unwritten_pages: bool,
+    pub destage: Destage,
+    pub dram_serial_access_time: SerialAccessTime,
 }

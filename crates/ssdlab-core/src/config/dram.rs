@@ -22,6 +22,14 @@ pub struct DramConfig {
     /// ranks and banks with open rows, refresh and low-power states, used by the data cache, the
     /// CMT (a lookup reads its entry) and the flash data buffers (page data passes through DRAM).
     pub model: DramModel,
+    /// How the `serial` model times an access: `per-row` (each row it touches pays precharge
+    /// and activate, then the data streams at the bus rate) or `mqsim` (MQSim's
+    /// `estimate_dram_access_time`, Data_Cache_Manager_Base.h @7ec40e3, whose integer
+    /// arithmetic charges an access longer than a row for half of its whole rows and next to
+    /// nothing for a partial last row: a 64 KiB access of 8 KiB rows costs half of what
+    /// `per-row` charges). Unset: `per-row`, or `mqsim` under `compat = "mqsim"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub serial_access_time: Option<SerialAccessTime>,
     /// Independent DRAM channels, each with its own data bus (`banked` only). Default 1: SSD
     /// controllers have one 32- or 64-bit DRAM interface.
     pub channels: u32,
@@ -71,6 +79,7 @@ impl Default for DramConfig {
     fn default() -> Self {
         Self {
             model: DramModel::Serial,
+            serial_access_time: None,
             channels: 1,
             ranks_per_channel: 1,
             banks_per_rank: 8,
@@ -99,6 +108,15 @@ pub enum DramModel {
     Serial,
     /// Channels, ranks and banks with row buffers, refresh and low-power states.
     Banked,
+}
+
+/// See [`DramConfig::serial_access_time`].
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum SerialAccessTime {
+    #[default]
+    PerRow,
+    Mqsim,
 }
 
 /// What a bank does with its row after an access.
@@ -143,6 +161,12 @@ impl DramConfig {
                     "at most 4096 banks in all are supported (channels x ranks_per_channel x banks_per_rank), got {}",
                     self.total_banks()
                 ),
+            ));
+        }
+        if self.model == DramModel::Banked && self.serial_access_time == Some(SerialAccessTime::Mqsim) {
+            return Err(ConfigError::new(
+                "dram.serial_access_time",
+                "\"mqsim\" times the serial model's accesses; with dram.model = \"banked\" leave it unset",
             ));
         }
         if self.model == DramModel::Banked {

@@ -32,7 +32,7 @@ mod wording;
 pub use cache_org::{CacheOrganisation, CacheShape, Replacement};
 pub use compat::{Compat, ModelSummary};
 pub use data::DataConfig;
-pub use dram::{DramConfig, DramModel, PagePolicy};
+pub use dram::{DramConfig, DramModel, PagePolicy, SerialAccessTime};
 pub use flash::{CellTechnology, DieCommands, FlashConfig, PageTypeLatency, PageTypeLayout, Suspension, TimingConfig};
 pub use flow::{AddressPattern, BlkparseEvent, FlowConfig, FlowKind, RequestSize, TraceDevice, TraceFormat, TraceOps};
 pub use host_ocssd::{GcCopy, HostPlacement, OpenChannelConfig};
@@ -73,8 +73,10 @@ pub struct Config {
     pub seed: u64,
     /// Whose behaviour the model follows where simulators and drives differ: `default`
     /// (ssdlab's) or `mqsim` (MQSim's, to compare side by side). Each difference is a key of its
-    /// own as well (`flash.die_commands`, `flash.partial_page_transfer`); `compat` fills the ones
-    /// left unset. See docs/fidelity.md.
+    /// own as well (`flash.die_commands`, `flash.partial_page_transfer`,
+    /// `ftl.translation_pages_at_start`, `ftl.translation_write_back`,
+    /// `ftl.reads_map_unwritten_pages`, `cache.destage`, `dram.serial_access_time`); `compat`
+    /// fills the ones left unset. See docs/fidelity.md.
     #[serde(default)]
     pub compat: Compat,
     #[serde(default)]
@@ -431,6 +433,23 @@ pub struct CacheConfig {
     /// Pages kept prefetched ahead of a sequential stream (default: one per plane the flow's
     /// pages stripe over, so every die reads once in parallel).
     pub read_ahead_pages: Option<u32>,
+    /// When written lines go to flash: `when-full` (a dirty line is written when its space is
+    /// needed or the host flushes, as a drive's write-back cache does) or `cold-at-once` (MQSim's
+    /// advanced cache: a write to a page its flow has not written since the flow's cold window
+    /// last reset is written to flash at once, and host writes are let in only while fewer
+    /// sectors than one page per plane of such write-backs and evictions are in flight). Unset:
+    /// `when-full`, or `cold-at-once` under `compat = "mqsim"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub destage: Option<Destage>,
+}
+
+/// See [`CacheConfig::destage`].
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Destage {
+    #[default]
+    WhenFull,
+    ColdAtOnce,
 }
 
 impl Default for CacheConfig {
@@ -451,6 +470,7 @@ impl Default for CacheConfig {
             read_ahead: false,
             read_ahead_threshold: None,
             read_ahead_pages: None,
+            destage: None,
         }
     }
 }
@@ -500,6 +520,28 @@ pub struct FtlConfig {
     pub cmt_sharing: Sharing,
     /// Every lookup hits: the whole table is in DRAM and no translation page lives in flash.
     pub ideal_mapping: bool,
+    /// Which translation pages are on flash when the run starts: `mapped` (those that describe
+    /// data present at start; a cached-mapping-table miss on a range never written needs no
+    /// flash read, since the controller's directory knows it is empty) or `all` (MQSim's
+    /// `Store_mapping_table_on_flash_at_start`: the whole table is written before the first
+    /// request, so every miss reads a translation page). Unset: `mapped`, or `all` under
+    /// `compat = "mqsim"`. No effect with `ideal_mapping`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub translation_pages_at_start: Option<TranslationPagesAtStart>,
+    /// What happens to a translation page whose dirty entry leaves the CMT: `program` (it is
+    /// written to flash, as every FTL must) or `hold-in-dram` (MQSim: a merge read of the page
+    /// is issued, but MQSim's transaction schedulers never serve their mapping-write queue, so
+    /// the page is never programmed; it stays in DRAM as "departing", and later misses on it
+    /// are answered from there without a flash read). Unset: `program`, or `hold-in-dram`
+    /// under `compat = "mqsim"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub translation_write_back: Option<TranslationWriteBack>,
+    /// Whether a host read of a page never written maps it, dirtying its CMT entry (MQSim's
+    /// `online_create_entry_for_reads`), so that the entry is written back when it leaves the
+    /// CMT. Otherwise (ssdlab) such a read changes nothing. Unset: false, or true under
+    /// `compat = "mqsim"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reads_map_unwritten_pages: Option<bool>,
     /// `shared`: every flow addresses the whole logical space; `per-flow`: each flow gets an equal
     /// slice of its own (its addresses are relative to it), as MQSim's separate streams.
     pub address_domains: AddressDomains,
@@ -530,6 +572,24 @@ pub struct FtlConfig {
     pub super_page_update: SuperPageUpdate,
 }
 
+/// See [`FtlConfig::translation_write_back`].
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum TranslationWriteBack {
+    #[default]
+    Program,
+    HoldInDram,
+}
+
+/// See [`FtlConfig::translation_pages_at_start`].
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum TranslationPagesAtStart {
+    #[default]
+    Mapped,
+    All,
+}
+
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum AddressDomains {
@@ -557,6 +617,9 @@ impl Default for FtlConfig {
             cmt_capacity: Size::lit("2MiB"),
             cmt_sharing: Sharing::Shared,
             ideal_mapping: false,
+            translation_pages_at_start: None,
+            translation_write_back: None,
+            reads_map_unwritten_pages: None,
             address_domains: AddressDomains::Shared,
             dynamic_wear_leveling: true,
             static_wear_leveling: true,

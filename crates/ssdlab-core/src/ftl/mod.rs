@@ -129,6 +129,24 @@ impl Ftl {
         }
     }
 
+    /// Writes every translation page that is not on flash yet, without timing, as MQSim does
+    /// before its first request (`ftl.translation_pages_at_start = "all"`): afterwards every
+    /// cached-mapping-table miss reads a translation page. Each goes to the plane static
+    /// allocation gives its address, like the translation pages a fill places.
+    pub fn store_all_translation_pages(&mut self) {
+        let g = &self.geometry;
+        let (first, end) = (g.logical_pages, g.logical_pages + g.translation_pages);
+        let dynamic = std::mem::replace(&mut self.blocks.dynamic_wear_leveling, false);
+        for lpa in first..end {
+            if self.map.lookup(lpa as u32) == UNMAPPED {
+                let plane = self.home_plane(lpa);
+                let (ppa, _) = self.blocks.allocate(plane, Stream::User, 0);
+                self.map.remap(lpa as u32, ppa);
+            }
+        }
+        self.blocks.dynamic_wear_leveling = dynamic;
+    }
+
     /// Aged layout: each plane's data is dealt round robin over all but the GC threshold's worth of
     /// blocks, so every used block holds a similar share of valid pages and the rest is invalid.
     fn fill_spread(&mut self, lpas: impl Iterator<Item = u64>) {

@@ -6,8 +6,9 @@ use std::collections::VecDeque;
 
 use super::flash_path::sector_mask;
 use super::{Event, Simulation};
+use crate::cache::destage::ColdDestage;
 use crate::cache::{CachePartition, Eviction, Lookup};
-use crate::config::{CacheMode, CacheShape, Config, Priority, Sharing};
+use crate::config::{CacheMode, CacheShape, Config, Destage, Priority, Sharing};
 use crate::engine::RandomStream;
 use crate::flash::SECTOR_BYTES;
 use crate::ftl::transaction::{Transaction, TxnKind, NO_REQUEST};
@@ -36,15 +37,19 @@ pub(super) struct CacheState {
     waiting: Vec<VecDeque<u32>>,
     pub counts: Vec<CacheCounts>,
     pub flushes: u64,
+    /// Cold pages written through at once (`cache.destage = "cold-at-once"`).
+    pub written_through: u64,
     pub writes_waited: u64,
     /// Sets that need room, with the lines they need (scratch of `make_room`).
     demand: Vec<(u32, u32)>,
     /// Sequential-stream detection and prefetches in flight (see `read_ahead.rs`).
     pub read_ahead: super::read_ahead::ReadAhead,
+    /// `cache.destage = "cold-at-once"`: cold writes go to flash at once, under back-pressure.
+    cold_destage: Option<ColdDestage>,
 }
 
 impl CacheState {
-    pub fn new(config: &Config) -> Self {
+    pub fn new(config: &Config, geometry: &crate::flash::Geometry) -> Self {
         let flows = config.flows.len();
         let n = if config.cache.sharing == Sharing::Partitioned { flows } else { 1 };
         let shape = CacheShape::new(config, n as u32);
@@ -59,9 +64,12 @@ impl CacheState {
             partition_of_flow,
             counts: vec![CacheCounts::default(); flows],
             flushes: 0,
+            written_through: 0,
             writes_waited: 0,
             demand: Vec::new(),
             read_ahead: super::read_ahead::ReadAhead::new(config),
+            cold_destage: (config.cache.destage == Some(Destage::ColdAtOnce))
+                .then(|| ColdDestage::new(flows, n, geometry.planes as u64, geometry.sectors_per_page)),
         }
     }
 
@@ -92,6 +100,13 @@ impl CacheState {
 
     pub fn partition(&mut self, p: usize) -> &mut CachePartition {
         &mut self.partitions[p]
+    }
+
+    /// Whether partition `p` lets a host write in now (always, unless cold write-backs hold
+    /// writes back).
+    #[inline]
+    fn admits(&self, p: usize) -> bool {
+        self.cold_destage.as_ref().is_none_or(|d| d.admits(p))
     }
 
     /// Whether writes wait for space in partition `p`.
@@ -154,7 +169,10 @@ impl Simulation {
         if self.cache.partitions[p].never_fits(self.request_lpas(request)) {
             return false;
         }
-        if self.cache.waiting[p].is_empty() && self.cache.partitions[p].fits(self.request_lpas(request)) {
+        if self.cache.waiting[p].is_empty()
+            && self.cache.admits(p)
+            && self.cache.partitions[p].fits(self.request_lpas(request))
+        {
             self.store_write(request, p);
         } else {
             self.cache.writes_waited += 1;
@@ -169,6 +187,11 @@ impl Simulation {
     /// when their flushes complete, which calls this again.
     pub(super) fn admit_waiting_writes(&mut self, p: usize) {
         while let Some(&request) = self.cache.waiting[p].front() {
+            if !self.cache.admits(p) {
+                // Cold write-backs are using the back end's budget: a flush completing calls
+                // this again.
+                return;
+            }
             if !self.cache.partitions[p].fits(self.request_lpas(request)) {
                 // Make room for every waiting write at once, so their flushes run in parallel
                 // on the dies instead of one after another.
@@ -217,8 +240,30 @@ impl Simulation {
             }
             self.data_cache_write(request, p, lpa as u32);
         }
+        if self.cache.cold_destage.is_some() {
+            self.write_cold_pages_through(request, p);
+        }
         self.serve_from_cache(request, (end - start) * SECTOR_BYTES);
         self.set_pending(request, 1);
+    }
+
+    /// `cache.destage = "cold-at-once"`: the pages of a just-stored write that its flow has not
+    /// written since its cold filter was cleared go to flash now (their lines stay cached until
+    /// the writes land, then leave, as after an eviction).
+    fn write_cold_pages_through(&mut self, request: u32, p: usize) {
+        let flow = self.requests_flow(request);
+        let now = self.now();
+        let (pages, _, _) = self.request_pages(request);
+        for lpa in pages {
+            let destage = self.cache.cold_destage.as_mut().expect("checked by the caller");
+            if destage.is_cold(flow, lpa as u32) {
+                let first = self.cache.partitions[p].line_first_page(lpa as u32);
+                let before = self.cache.flushes;
+                self.flush_cache_line(p, first);
+                self.cache.written_through += self.cache.flushes - before;
+            }
+        }
+        self.cache.cold_destage.as_mut().expect("checked by the caller").after_write(flow, now);
     }
 
     /// Moves `bytes` between DRAM and the host interface for `request`.
@@ -276,6 +321,9 @@ impl Simulation {
     /// the rest of the page by a read-modify-write, like any partial write).
     fn flush_line(&mut self, lpa: u32, sectors: u64, flow: u16) {
         self.cache.flushes += 1;
+        if let Some(d) = self.cache.cold_destage.as_mut() {
+            d.started(self.cache.partition_of_flow[flow as usize], sectors.count_ones() as u64);
+        }
         let id = self.insert_txn(
             Transaction::new(TxnKind::UserWrite, NO_REQUEST, lpa, sectors.count_ones(), self.now()).serving(
                 flow,
@@ -286,9 +334,13 @@ impl Simulation {
         self.start_user_page(id);
     }
 
-    /// A flushed line's space is free: let waiting writes in, in order.
-    pub(super) fn on_flush_done(&mut self, flow: usize, lpa: u32) {
+    /// A flushed page (`sectors` of it written) reached flash: its line's space is free once
+    /// the line's last page is done; let waiting writes in, in order.
+    pub(super) fn on_flush_done(&mut self, flow: usize, lpa: u32, sectors: u64) {
         let p = self.cache.partition_of_flow[flow];
+        if let Some(d) = self.cache.cold_destage.as_mut() {
+            d.finished(p, sectors);
+        }
         self.cache.partitions[p].flush_done(lpa);
         self.host_flush_progress(p, lpa);
         self.admit_waiting_writes(p);

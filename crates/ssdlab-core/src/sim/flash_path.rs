@@ -424,7 +424,7 @@ impl Simulation {
             TxnKind::UserWrite if t.request == NO_REQUEST => {
                 // A dirty cache line reached flash.
                 self.txns.remove(id);
-                self.on_flush_done(t.flow as usize, t.lpa);
+                self.on_flush_done(t.flow as usize, t.lpa, t.written_sectors as u64);
             }
             TxnKind::UserWrite => {
                 self.txns.remove(id);

@@ -5,7 +5,7 @@
 use rustc_hash::FxHashMap;
 
 use super::Simulation;
-use crate::config::{Config, Sharing};
+use crate::config::{Config, Sharing, TranslationWriteBack};
 use crate::flash::Geometry;
 use crate::ftl::blocks::Stream;
 use crate::ftl::cmt::{CmtPartition, Evicted, ENTRY_BYTES};
@@ -32,6 +32,12 @@ pub(super) struct MappingState {
     waiting: FxHashMap<u32, u32>,
     per_tpage: u32,
     pub counts: Vec<CmtCounts>,
+    /// `ftl.translation_write_back = "hold-in-dram"`: translation pages written back are kept
+    /// in DRAM for good (empty otherwise).
+    departing: Vec<bool>,
+    hold_in_dram: bool,
+    /// `ftl.reads_map_unwritten_pages`.
+    reads_map_unwritten: bool,
 }
 
 impl MappingState {
@@ -52,11 +58,19 @@ impl MappingState {
             waiting: FxHashMap::default(),
             per_tpage: geometry.entries_per_translation_page as u32,
             counts: vec![CmtCounts::default(); flows],
+            departing: Vec::new(),
+            hold_in_dram: config.ftl.translation_write_back == Some(TranslationWriteBack::HoldInDram),
+            reads_map_unwritten: config.ftl.reads_map_unwritten_pages == Some(true),
         }
     }
 }
 
 impl MappingState {
+    /// Every lookup hits (`ftl.ideal_mapping`, or a mapping family that keeps its table in DRAM).
+    pub fn is_ideal(&self) -> bool {
+        self.ideal
+    }
+
     /// Translation pages being read for waiting host pages.
     pub fn pending_reads(&self) -> usize {
         self.waiting.len()
@@ -87,7 +101,10 @@ impl Simulation {
         }
         let tpage = t.lpa / m.per_tpage;
         let tlpa = self.ftl.geometry.translation_lpa(tpage);
-        if self.ftl.map.lookup(tlpa) == UNMAPPED {
+        let held = m.departing.get(tpage as usize).copied().unwrap_or(false);
+        if held || self.ftl.map.lookup(tlpa) == UNMAPPED {
+            // Held in DRAM since its write-back (`hold-in-dram`), or never written: the
+            // entries are known without reading flash.
             // The translation page was never written: the whole range is unmapped, and the
             // controller knows it from the directory without reading flash.
             self.cache_entry(flow, t.lpa);
@@ -130,6 +147,10 @@ impl Simulation {
         let spp = self.ftl.geometry.sectors_per_page as u32;
         match t.kind {
             TxnKind::UserRead => {
+                if self.mapping.reads_map_unwritten && self.ftl.map.lookup(t.lpa) == UNMAPPED {
+                    // MQSim maps the page the read goes to: the cached entry is now dirty.
+                    self.note_host_map_update(t.flow as usize, t.lpa);
+                }
                 self.pin_read(id, t.lpa);
                 let ppa = self.ftl.read_target(t.lpa, t.flow as usize);
                 let g = &self.ftl.geometry;
@@ -208,6 +229,10 @@ impl Simulation {
 
     fn write_back_translation_page(&mut self, tpage: u32) {
         self.mapping.epochs[tpage as usize] += 1;
+        if self.mapping.hold_in_dram {
+            self.hold_translation_page(tpage);
+            return;
+        }
         let g = &self.ftl.geometry;
         let lpa = g.translation_lpa(tpage);
         let plane = g.plane_of_lpa(lpa as u64);
@@ -216,6 +241,23 @@ impl Simulation {
                 .at(UNMAPPED, plane),
         );
         self.enqueue_write(id);
+    }
+
+    /// `ftl.translation_write_back = "hold-in-dram"` (MQSim): the write-back reads the page to
+    /// merge its clean entries (one sector crosses the channel, as for a miss), then the page
+    /// stays in DRAM for good, since its program is queued where no scheduler looks.
+    fn hold_translation_page(&mut self, tpage: u32) {
+        let m = &mut self.mapping;
+        if m.departing.is_empty() {
+            m.departing = vec![false; self.ftl.geometry.translation_pages as usize];
+        }
+        m.departing[tpage as usize] = true;
+        let tlpa = self.ftl.geometry.translation_lpa(tpage);
+        let ppa = self.ftl.map.lookup(tlpa);
+        if ppa != UNMAPPED {
+            // Counted with the translation-page reads when it completes, as MQSim counts it.
+            self.queue_txn(TxnKind::MappingRead, NO_REQUEST, tlpa, ppa, 1);
+        }
     }
 
     /// Allocation stream of a write transaction.

@@ -285,7 +285,7 @@ impl Simulation {
             stall_timeout_ps: config.run.stall_timeout.as_ref().map_or(10 * crate::time::PS_PER_S, |d| d.value),
             mapping: mapping_path::MappingState::new(&config, g),
             family,
-            cache: cache_path::CacheState::new(&config),
+            cache: cache_path::CacheState::new(&config, g),
             firmware: config.firmware.enabled.then(|| crate::firmware::Firmware::new(&config.firmware)),
             dram: crate::dram::Dram::new(&config, g.planes as u64),
             finished: false,

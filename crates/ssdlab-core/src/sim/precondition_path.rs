@@ -8,7 +8,7 @@ use std::time::Instant;
 use rustc_hash::FxHashMap;
 
 use super::{SimError, Simulation, Source};
-use crate::config::{Config, ConfigError, FlowKind, PreconditionMode, TraceOps};
+use crate::config::{Config, ConfigError, FlowKind, PreconditionMode, TraceOps, TranslationPagesAtStart};
 use crate::engine::RandomStream;
 use crate::precondition::{self, Addressed, FlowModel, PageSet, PreconditionSummary, ValidHistogram, WriteDist};
 use crate::workload::synthetic::{Arrival, PatternModel};
@@ -45,6 +45,10 @@ impl Simulation {
             }
         } else {
             summary.mapped_pages = self.ftl.map.mapped_pages();
+        }
+        if self.config.ftl.translation_pages_at_start == Some(TranslationPagesAtStart::All) && !self.mapping.is_ideal()
+        {
+            self.ftl.store_all_translation_pages();
         }
         summary.wall_seconds = fill_seconds + started.elapsed().as_secs_f64();
         summary.valid_fraction_histogram = ValidHistogram::of(&self.ftl);

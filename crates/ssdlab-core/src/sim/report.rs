@@ -106,6 +106,7 @@ impl Simulation {
         CacheSummary {
             flushes: c.flushes,
             writes_waited: c.writes_waited,
+            written_through: c.written_through,
             dram_utilisation: self.dram.busy_ps() as f64 / now,
             read_lookups,
             read_hits,

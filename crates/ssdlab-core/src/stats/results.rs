@@ -70,8 +70,12 @@ pub struct FlowCacheSummary {
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct CacheSummary {
-    /// Dirty lines written to flash to make room.
+    /// Dirty pages written to flash: to make room, for a host flush, or (with
+    /// `cache.destage = "cold-at-once"`) at once because they were cold.
     pub flushes: u64,
+    /// Of `flushes`, the cold pages written through at once (`cache.destage = "cold-at-once"`).
+    #[serde(default)]
+    pub written_through: u64,
     /// Cached writes that had to wait for space.
     pub writes_waited: u64,
     /// Fraction of the simulated time the DRAM was busy.

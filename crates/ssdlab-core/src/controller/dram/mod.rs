@@ -62,7 +62,9 @@ impl Dram {
     /// The DRAM of `config`; `buffer_slots` page-sized data buffers (one per flash plane).
     pub fn new(config: &Config, buffer_slots: u64) -> Self {
         let model = match config.dram.model {
-            DramModel::Serial => Model::Serial(SerialDram::new(&config.cache)),
+            DramModel::Serial => {
+                Model::Serial(SerialDram::new(&config.cache, config.dram.serial_access_time.unwrap_or_default()))
+            }
             DramModel::Banked => Model::Banked(BankedDram::new(config)),
         };
         let cache_bytes = config.cache.capacity.value.max(1);
