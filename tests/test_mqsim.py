@@ -129,6 +129,13 @@ def test_run_the_xml_pair_writes_one_results_file_per_scenario(run_cli, tmp_path
         "compat": "default",
         "die_commands": "independent",
         "partial_page_transfer": False,
+        "translation_pages_at_start": "mapped",
+        "translation_write_back": "program",
+        "reads_map_unwritten_pages": False,
+        "translation_reads_first": False,
+        "mapping_entry_sizes": "fixed",
+        "destage": "when-full",
+        "dram_serial_access_time": "per-row",
     }
     # MQSim never suspends, and its SIMPLE cache is not ssdlab's: the warnings say so.
     assert any("MQSim @7ec40e3 never suspends" in w for w in first["warnings"])

@@ -196,3 +196,50 @@ fn every_read_returns_the_last_write_in_compat_mqsim() {
     assert_eq!(d.mismatched_sectors, 0, "{:?}", d.first_mismatch);
     assert!(d.verified_sectors > 0);
 }
+
+#[test]
+fn reads_that_map_unwritten_pages_dirty_the_cmt_and_held_pages_answer_later_misses() {
+    let keys = |more: &str| format!("translation_pages_at_start = \"all\"\n{more}");
+    let plain = run(&unwritten_reads(&keys("")));
+    let mapping = run(&unwritten_reads(&keys("reads_map_unwritten_pages = true")));
+    let held =
+        run(&unwritten_reads(&keys("reads_map_unwritten_pages = true\ntranslation_write_back = \"hold-in-dram\"")));
+    let f = |r: &ssdlab_core::Results| (r.device.flash.translation_page_reads, r.device.flash.translation_page_writes);
+    eprintln!("plain {:?}, mapping {:?}, held {:?}", f(&plain), f(&mapping), f(&held));
+    // Reads change no mapping: evicted entries are clean, nothing is written back.
+    assert_eq!(f(&plain).1, 0);
+    // Each read maps its page: dirty entries leave the CMT and their pages are programmed.
+    assert!(f(&mapping).1 > 100, "{:?}", f(&mapping));
+    // Held in DRAM: never programmed, and misses on a held page read nothing from flash, so
+    // fewer translation reads in all (merge reads included) than with programs.
+    assert_eq!(f(&held).1, 0);
+    assert_eq!(held.device.flash.programs, 0);
+    assert!(f(&held).0 < f(&mapping).0, "{:?} vs {:?}", f(&held), f(&mapping));
+}
+
+#[test]
+fn translation_reads_first_shortens_the_wait_for_a_cmt_miss() {
+    let loaded = |controller: &str| {
+        unwritten_reads("translation_pages_at_start = \"all\"").replace("queue_depth = 4", "queue_depth = 64")
+            + &format!("[controller]\n{controller}\n")
+    };
+    let behind = run(&loaded(""));
+    let first = run(&loaded("translation_reads_first = true"));
+    let wait = |r: &ssdlab_core::Results| r.flows[0].reads.latency_breakdown_us.get("cmt_miss_wait").unwrap();
+    eprintln!("cmt miss wait: behind user reads {:.1} us, first {:.1} us", wait(&behind), wait(&first));
+    assert!(wait(&first) < wait(&behind) * 0.8);
+}
+
+#[test]
+fn mqsim_entry_sizes_follow_the_device() {
+    let device = |more: &str| {
+        let flash = common::flash([8, 4, 2, 2, 2048, 256], "8KiB");
+        Config::device_from_toml_str(&format!("{more}\n{flash}\n")).unwrap()
+    };
+    use ssdlab_core::config::mapping::entry_bytes;
+    // 2^26 pages of 16 sectors: a CMT entry of 2 x 26 + 16 bits, a translation entry of 26 + 16.
+    assert_eq!(entry_bytes(&device("compat = \"mqsim\"")), (9, 6));
+    assert_eq!(entry_bytes(&device("")), (8, 4));
+    let geometry = ssdlab_core::flash::Geometry::new(&device("compat = \"mqsim\""));
+    assert_eq!(geometry.entries_per_translation_page, 1365);
+}

@@ -8,6 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::flash::DieCommands;
+use super::mapping::MappingEntrySizes;
 use super::{Config, Destage, DramModel, SerialAccessTime, TranslationPagesAtStart, TranslationWriteBack};
 
 /// The model's behaviour where it has a choice.
@@ -52,6 +53,12 @@ impl Config {
             TranslationWriteBack::Program
         });
         self.ftl.reads_map_unwritten_pages.get_or_insert(mqsim);
+        self.controller.translation_reads_first.get_or_insert(mqsim);
+        self.ftl.mapping_entry_sizes.get_or_insert(if mqsim {
+            MappingEntrySizes::Mqsim
+        } else {
+            MappingEntrySizes::Fixed
+        });
         self.cache.destage.get_or_insert(if mqsim { Destage::ColdAtOnce } else { Destage::WhenFull });
         // MQSim's arithmetic belongs to the serial model; the banked one has its own timing.
         let serial = self.dram.model == DramModel::Serial;
@@ -71,6 +78,8 @@ impl Config {
             translation_pages_at_start: self.ftl.translation_pages_at_start.unwrap_or_default(),
             translation_write_back: self.ftl.translation_write_back.unwrap_or_default(),
             reads_map_unwritten_pages: self.ftl.reads_map_unwritten_pages.unwrap_or(false),
+            translation_reads_first: self.controller.translation_reads_first.unwrap_or(false),
+            mapping_entry_sizes: self.ftl.mapping_entry_sizes.unwrap_or_default(),
             destage: self.cache.destage.unwrap_or_default(),
             dram_serial_access_time: self.dram.serial_access_time.unwrap_or_default(),
         }
@@ -87,6 +96,8 @@ pub struct ModelSummary {
     pub translation_pages_at_start: TranslationPagesAtStart,
     pub translation_write_back: TranslationWriteBack,
     pub reads_map_unwritten_pages: bool,
+    pub translation_reads_first: bool,
+    pub mapping_entry_sizes: MappingEntrySizes,
     pub destage: Destage,
     pub dram_serial_access_time: SerialAccessTime,
 }

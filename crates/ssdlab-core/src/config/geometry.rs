@@ -76,7 +76,7 @@ impl Geometry {
         let blocks = planes * f.blocks_per_plane;
         let physical_pages = blocks as u64 * f.pages_per_block as u64;
         let logical_pages = ((physical_pages as f64) * (1.0 - config.ftl.over_provisioning)).floor() as u64;
-        let entries_per_translation_page = f.page_size.value / super::mapping::TRANSLATION_ENTRY_BYTES;
+        let entries_per_translation_page = f.page_size.value / super::mapping::entry_bytes(config).1;
         // The block, hybrid and super-page families keep their (small) tables in DRAM.
         let in_dram = config.ftl.ideal_mapping || config.ftl.mapping != super::MappingFamily::Page;
         let translation_pages = if in_dram { 0 } else { logical_pages.div_ceil(entries_per_translation_page) };

@@ -12,6 +12,38 @@ pub const CMT_ENTRY_BYTES: u64 = 8;
 /// Bytes per entry in a translation page (a 4-byte physical page number).
 pub const TRANSLATION_ENTRY_BYTES: u64 = 4;
 
+/// DRAM bytes per CMT entry and bytes per translation-page entry, as `ftl.mapping_entry_sizes`
+/// says: ssdlab's fixed [`CMT_ENTRY_BYTES`] and [`TRANSLATION_ENTRY_BYTES`], or MQSim's, which
+/// it derives from the device (`Address_Mapping_Unit_Page_Level`'s constructor @7ec40e3): with
+/// b = log2(physical pages) bits per page number and one bit per sector of a page, a CMT entry
+/// holds a logical and a physical page number and the bitmap, ceil((2b + sectors) / 8) bytes,
+/// and a translation-page entry a physical page number and the bitmap, ceil((b + sectors) / 8).
+/// MQSim's 512 GiB default device: 9 and 6 bytes.
+pub fn entry_bytes(config: &Config) -> (u64, u64) {
+    if config.ftl.mapping_entry_sizes != Some(MappingEntrySizes::Mqsim) {
+        return (CMT_ENTRY_BYTES, TRANSLATION_ENTRY_BYTES);
+    }
+    let f = &config.flash;
+    let physical_pages = f.channels as f64
+        * f.chips_per_channel as f64
+        * f.dies_per_chip as f64
+        * f.planes_per_die as f64
+        * f.blocks_per_plane as f64
+        * f.pages_per_block as f64;
+    let bits = physical_pages.max(1.0).log2();
+    let sectors = (f.page_size.value / crate::flash::SECTOR_BYTES) as f64;
+    (((2.0 * bits + sectors) / 8.0).ceil() as u64, ((bits + sectors) / 8.0).ceil() as u64)
+}
+
+/// See [`super::FtlConfig::mapping_entry_sizes`].
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum MappingEntrySizes {
+    #[default]
+    Fixed,
+    Mqsim,
+}
+
 /// Default of `ftl.log_blocks_per_data_block`: SimpleSSD's baseline hybrid FTL lets each data
 /// block own up to 8 log blocks.
 pub const DEFAULT_LOG_BLOCKS_PER_DATA_BLOCK: u32 = 8;

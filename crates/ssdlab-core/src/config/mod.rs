@@ -75,8 +75,9 @@ pub struct Config {
     /// (ssdlab's) or `mqsim` (MQSim's, to compare side by side). Each difference is a key of its
     /// own as well (`flash.die_commands`, `flash.partial_page_transfer`,
     /// `ftl.translation_pages_at_start`, `ftl.translation_write_back`,
-    /// `ftl.reads_map_unwritten_pages`, `cache.destage`, `dram.serial_access_time`); `compat`
-    /// fills the ones left unset. See docs/fidelity.md.
+    /// `ftl.reads_map_unwritten_pages`, `ftl.mapping_entry_sizes`,
+    /// `controller.translation_reads_first`, `cache.destage`, `dram.serial_access_time`);
+    /// `compat` fills the ones left unset. See docs/fidelity.md.
     #[serde(default)]
     pub compat: Compat,
     #[serde(default)]
@@ -364,6 +365,12 @@ pub struct ControllerConfig {
     pub dispatch_erase: Duration,
     /// Transaction scheduling policy of each chip.
     pub scheduling: Scheduling,
+    /// Whether a die serves translation-page reads before user reads (MQSim: "flash transactions
+    /// related to FTL mapping data have the highest priority") or right behind them (ssdlab: a
+    /// user read already waiting has been waiting longer than the request the translation
+    /// read serves). Unset: false, or true under `compat = "mqsim"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub translation_reads_first: Option<bool>,
 }
 
 /// How a chip's transaction queues are served.
@@ -391,6 +398,7 @@ impl Default for ControllerConfig {
             dispatch_write: Duration::lit("0ns"),
             dispatch_erase: Duration::lit("0ns"),
             scheduling: Scheduling::Priority,
+            translation_reads_first: None,
         }
     }
 }
@@ -542,6 +550,12 @@ pub struct FtlConfig {
     /// `compat = "mqsim"`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reads_map_unwritten_pages: Option<bool>,
+    /// Bytes of a CMT entry and of a translation-page entry: `fixed` (8 and 4: 32-bit page
+    /// numbers) or `mqsim` (sized from the device as MQSim does, with a sector bitmap in each:
+    /// 9 and 6 bytes on its default device, so its 2 MiB CMT holds 233,016 entries and a
+    /// translation page 1,365). Unset: `fixed`, or `mqsim` under `compat = "mqsim"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mapping_entry_sizes: Option<mapping::MappingEntrySizes>,
     /// `shared`: every flow addresses the whole logical space; `per-flow`: each flow gets an equal
     /// slice of its own (its addresses are relative to it), as MQSim's separate streams.
     pub address_domains: AddressDomains,
@@ -620,6 +634,7 @@ impl Default for FtlConfig {
             translation_pages_at_start: None,
             translation_write_back: None,
             reads_map_unwritten_pages: None,
+            mapping_entry_sizes: None,
             address_domains: AddressDomains::Shared,
             dynamic_wear_leveling: true,
             static_wear_leveling: true,

@@ -243,13 +243,13 @@ fn validate_ftl(config: &Config) -> Result<(), ConfigError> {
             format!("must be below ftl.gc_threshold ({}), got {}", ftl.gc_threshold, ftl.gc_hard_threshold),
         ));
     }
-    if !ftl.ideal_mapping && ftl.cmt_capacity.value < super::mapping::CMT_ENTRY_BYTES {
+    let cmt_entry_bytes = super::mapping::entry_bytes(config).0;
+    if !ftl.ideal_mapping && ftl.cmt_capacity.value < cmt_entry_bytes {
         return Err(ConfigError::new(
             "ftl.cmt_capacity",
             format!(
                 "must hold at least one {}-byte entry (or set ideal_mapping = true), got \"{}\"",
-                super::mapping::CMT_ENTRY_BYTES,
-                ftl.cmt_capacity.text
+                cmt_entry_bytes, ftl.cmt_capacity.text
             ),
         ));
     }

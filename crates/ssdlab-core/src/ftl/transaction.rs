@@ -85,6 +85,27 @@ impl Class {
         Class::UserWrite,
     ];
 
+    /// [`Class::ORDER`] and [`Class::PREEMPTIBLE_GC_ORDER`] with translation reads ahead of
+    /// user reads (`controller.translation_reads_first`, MQSim's TSU).
+    pub const ORDER_TRANSLATION_FIRST: [Class; CLASSES] = [
+        Class::MappingRead,
+        Class::UserRead,
+        Class::GcRead,
+        Class::GcWrite,
+        Class::MappingWrite,
+        Class::Erase,
+        Class::UserWrite,
+    ];
+    pub const PREEMPTIBLE_GC_ORDER_TRANSLATION_FIRST: [Class; CLASSES] = [
+        Class::MappingRead,
+        Class::UserRead,
+        Class::UserWrite,
+        Class::MappingWrite,
+        Class::GcRead,
+        Class::GcWrite,
+        Class::Erase,
+    ];
+
     pub const fn is_read(self) -> bool {
         matches!(self, Class::UserRead | Class::MappingRead | Class::GcRead)
     }

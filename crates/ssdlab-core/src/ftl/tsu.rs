@@ -83,6 +83,8 @@ pub struct Tsu {
     /// one plane's transactions, and scanning them for a partner would find nothing).
     per_plane: Vec<[[u32; MAX_PLANES_PER_DIE as usize]; CLASSES * PRIORITIES]>,
     policy: Scheduling,
+    /// `controller.translation_reads_first`.
+    translation_reads_first: bool,
     planes_per_die: u32,
     pages_per_block: u32,
     /// `pages_per_block - 1` when it is a power of two (page offsets by mask, not division).
@@ -122,6 +124,7 @@ impl Tsu {
             nonempty,
             per_plane,
             policy: Scheduling::OutOfOrder,
+            translation_reads_first: false,
             planes_per_die: geometry.planes_per_die,
             pages_per_block: geometry.pages_per_block,
             page_mask: geometry.pages_per_block.is_power_of_two().then(|| geometry.pages_per_block - 1),
@@ -136,6 +139,24 @@ impl Tsu {
 
     pub fn policy(&self) -> Scheduling {
         self.policy
+    }
+
+    pub fn with_translation_reads_first(mut self, first: bool) -> Self {
+        self.translation_reads_first = first;
+        self
+    }
+
+    /// The order in which a die serves its queues: GC ahead of user writes while GC is urgent
+    /// on the die (`urgent`), user work first otherwise; translation reads right behind user
+    /// reads, or ahead of them with `controller.translation_reads_first`.
+    #[inline]
+    pub fn service_order(&self, urgent: bool) -> &'static [Class; CLASSES] {
+        match (urgent, self.translation_reads_first) {
+            (true, false) => &Class::ORDER,
+            (false, false) => &Class::PREEMPTIBLE_GC_ORDER,
+            (true, true) => &Class::ORDER_TRANSLATION_FIRST,
+            (false, true) => &Class::PREEMPTIBLE_GC_ORDER_TRANSLATION_FIRST,
+        }
     }
 
     /// Queues a transaction; returns its arrival sequence number (for FIFO order).
@@ -159,6 +180,26 @@ impl Tsu {
     /// The arrival number of the oldest transaction waiting at `die`, if any.
     pub fn oldest_waiting(&self, die: u32, slab: &Slab<Transaction>) -> Option<u64> {
         self.queues[die as usize].iter().filter_map(|q| q.front()).map(|e| slab.get(e.id()).seq).min()
+    }
+
+    /// What `die` would serve next in `order`, as (rank of its queue in service order and
+    /// priority, arrival number of that queue's head). Under one command per chip the chip
+    /// serves the die whose pick ranks first, as MQSim's per-chip queues do (the first
+    /// non-empty queue, then the die of its oldest transaction). FIFO ranks by age alone.
+    pub fn next_pick(&self, die: u32, slab: &Slab<Transaction>, order: &[Class; CLASSES]) -> Option<(usize, u64)> {
+        let waiting = self.nonempty[die as usize];
+        if waiting == 0 {
+            return None;
+        }
+        if self.policy == Scheduling::Fifo {
+            return self.oldest_waiting(die, slab).map(|seq| (0, seq));
+        }
+        let levels = if self.policy == Scheduling::Priority { (1u32 << PRIORITIES) - 1 } else { 1 };
+        let (position, c) =
+            order.iter().enumerate().find(|&(_, &c)| (waiting >> (c as usize * PRIORITIES)) & levels != 0)?;
+        let level = ((waiting >> (*c as usize * PRIORITIES)) & levels).trailing_zeros() as usize;
+        let head = self.queues[die as usize][*c as usize * PRIORITIES + level][0];
+        Some((position * PRIORITIES + level, slab.get(head.id()).seq))
     }
 
     /// Whether reads (of any kind) wait at `die`.

@@ -7,7 +7,7 @@ use crate::config::{CacheMode, Scheduling};
 use crate::flash::backend::DieState;
 use crate::flash::SECTOR_BYTES;
 use crate::ftl::blocks::Stream;
-use crate::ftl::transaction::{Class, Transaction, TxnKind, NO_REQUEST};
+use crate::ftl::transaction::{Class, Transaction, TxnKind, CLASSES, NO_REQUEST};
 use crate::stats::breakdown::{Breakdown, Step};
 
 use crate::time::SimTime;
@@ -221,10 +221,7 @@ impl Simulation {
         if self.backend.dies[die as usize].busy || self.blocked_by_fifo(die) || self.blocked_by_chip(die) {
             return;
         }
-        let g = &self.ftl.geometry;
-        let first_plane = die * g.planes_per_die;
-        let urgent = (first_plane..first_plane + g.planes_per_die).any(|p| self.ftl.gc_is_urgent(p));
-        let order = if urgent { &Class::ORDER } else { &Class::PREEMPTIBLE_GC_ORDER };
+        let order = self.service_order(die);
         let reads_only = self.backend.dies[die as usize].suspended.is_some();
         let Some(batch) = self.tsu.next_batch(die, &self.txns, order, reads_only, &self.flow_last_served) else {
             return;
@@ -258,6 +255,15 @@ impl Simulation {
             Some(dispatched) => self.queue.schedule(dispatched, Event::DispatchDone { die }),
             None => self.begin_flash_operation(die),
         }
+    }
+
+    /// The order in which `die` serves its queues: GC first while one of its planes is short
+    /// of space (or GC is not preemptible), user work first otherwise.
+    fn service_order(&self, die: u32) -> &'static [Class; CLASSES] {
+        let g = &self.ftl.geometry;
+        let first_plane = die * g.planes_per_die;
+        let urgent = (first_plane..first_plane + g.planes_per_die).any(|p| self.ftl.gc_is_urgent(p));
+        self.tsu.service_order(urgent)
     }
 
     /// Under one command per chip (MQSim, `flash.die_commands`) a die may start only when no
@@ -384,11 +390,12 @@ impl Simulation {
         let g = &self.ftl.geometry;
         let (first, n) = (g.chip_of_die(die) * g.dies_per_chip, g.dies_per_chip);
         if self.backend.one_command_per_chip {
-            // The chip is idle: the die with the oldest waiting transaction goes first (MQSim
-            // issues to the die of its queue's head), the others wait for the chip again.
-            // Dies are serviced last in, first out.
+            // The chip is idle: the die whose next transaction comes first in service order
+            // and priority goes first, the oldest among equals (MQSim's queues are per chip:
+            // it takes the first non-empty queue and issues to the die of its head); the
+            // others wait for the chip again. Dies are serviced last in, first out.
             let oldest = (first..first + n)
-                .filter_map(|d| self.tsu.oldest_waiting(d, &self.txns).map(|seq| (seq, d)))
+                .filter_map(|d| self.tsu.next_pick(d, &self.txns, self.service_order(d)).map(|pick| (pick, d)))
                 .min()
                 .map(|(_, d)| d);
             self.touched_dies.extend(first..first + n);

@@ -8,7 +8,7 @@ use super::Simulation;
 use crate::config::{Config, Sharing, TranslationWriteBack};
 use crate::flash::Geometry;
 use crate::ftl::blocks::Stream;
-use crate::ftl::cmt::{CmtPartition, Evicted, ENTRY_BYTES};
+use crate::ftl::cmt::{CmtPartition, Evicted};
 use crate::ftl::mapping::UNMAPPED;
 use crate::ftl::transaction::{Class, Transaction, TxnKind, NO_REQUEST};
 use crate::stats::breakdown::Step;
@@ -43,7 +43,7 @@ pub(super) struct MappingState {
 impl MappingState {
     pub fn new(config: &Config, geometry: &Geometry) -> Self {
         let flows = config.flows.len();
-        let entries = (config.ftl.cmt_capacity.value / ENTRY_BYTES) as u32;
+        let entries = (config.ftl.cmt_capacity.value / crate::config::mapping::entry_bytes(config).0) as u32;
         let (partitions, partition_of_flow) = match config.ftl.cmt_sharing {
             Sharing::Shared => (vec![CmtPartition::new(entries)], vec![0; flows]),
             Sharing::Partitioned => {

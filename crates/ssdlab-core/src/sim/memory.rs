@@ -150,7 +150,7 @@ pub fn estimate(config: &Config) -> MemoryEstimate {
     // the pages it maps; its translation pages keep an epoch each.
     let page_cmt = f.mapping == MappingFamily::Page && !f.ideal_mapping;
     if page_cmt {
-        let entries = (f.cmt_capacity.value / crate::ftl::cmt::ENTRY_BYTES).min(g.logical_pages);
+        let entries = (f.cmt_capacity.value / crate::config::mapping::entry_bytes(config).0).min(g.logical_pages);
         part("mapping cache", times(entries, 48) + times(g.translation_pages, 4));
     }
 

@@ -251,7 +251,10 @@ impl Simulation {
         let fill_seconds = fill_started.elapsed().as_secs_f64();
         let g = &ftl.geometry;
         let c = &config.controller;
-        let tsu = Tsu::new(g).map_err(|reason| ConfigError::new("flash", reason))?.with_policy(c.scheduling);
+        let tsu = Tsu::new(g)
+            .map_err(|reason| ConfigError::new("flash", reason))?
+            .with_policy(c.scheduling)
+            .with_translation_reads_first(c.translation_reads_first == Some(true));
         let backend = crate::flash::backend::FlashBackend::new(&config, g, timing);
         let mut sim = Self {
             backend,
