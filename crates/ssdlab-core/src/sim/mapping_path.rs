@@ -101,12 +101,12 @@ impl Simulation {
         }
         let tpage = t.lpa / m.per_tpage;
         let tlpa = self.ftl.geometry.translation_lpa(tpage);
-        let held = m.departing.get(tpage as usize).copied().unwrap_or(false);
+        // Held in DRAM since its write-back (`hold-in-dram`; while the write-back's merge read
+        // is under way a miss waits for it, as MQSim's arriving entries come first), or never
+        // written (the whole range is unmapped, and the controller knows it from the
+        // directory): the entries are known without reading flash.
+        let held = m.departing.get(tpage as usize).copied().unwrap_or(false) && !m.waiting.contains_key(&tpage);
         if held || self.ftl.map.lookup(tlpa) == UNMAPPED {
-            // Held in DRAM since its write-back (`hold-in-dram`), or never written: the
-            // entries are known without reading flash.
-            // The translation page was never written: the whole range is unmapped, and the
-            // controller knows it from the directory without reading flash.
             self.cache_entry(flow, t.lpa);
             self.resolve_user_page(id);
             return;
@@ -255,6 +255,9 @@ impl Simulation {
         let tlpa = self.ftl.geometry.translation_lpa(tpage);
         let ppa = self.ftl.map.lookup(tlpa);
         if ppa != UNMAPPED {
+            // Misses on the page wait for this read (they join the list of a read already
+            // under way, if there is one).
+            m.waiting.entry(tpage).or_insert(NO_TXN);
             // Counted with the translation-page reads when it completes, as MQSim counts it.
             self.queue_txn(TxnKind::MappingRead, NO_REQUEST, tlpa, ppa, 1);
         }
