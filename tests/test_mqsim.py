@@ -133,6 +133,7 @@ def test_run_the_xml_pair_writes_one_results_file_per_scenario(run_cli, tmp_path
         "translation_write_back": "program",
         "reads_map_unwritten_pages": False,
         "translation_reads_first": False,
+        "suspend_for_reads": True,
         "mapping_entry_sizes": "fixed",
         "destage": "when-full",
         "dram_serial_access_time": "per-row",

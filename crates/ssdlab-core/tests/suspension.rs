@@ -30,3 +30,12 @@ fn erase_only_suspension_leaves_programs_alone() {
     let both = run(&mixed("program-erase"));
     assert!(erase.device.flash.suspensions < both.device.flash.suspensions);
 }
+
+#[test]
+fn a_scheduler_that_never_suspends_runs_as_without_suspension() {
+    // MQSim's scheduler never suspends whatever the chips support (`compat = "mqsim"`).
+    let never = run(&(mixed("program-erase") + "[controller]\nsuspend_for_reads = false\n"));
+    let none = run(&mixed("none"));
+    assert_eq!(never.device.flash.suspensions, 0);
+    assert_eq!(never.flows[0].reads.latency_us.mean, none.flows[0].reads.latency_us.mean);
+}

@@ -54,6 +54,7 @@ impl Config {
         });
         self.ftl.reads_map_unwritten_pages.get_or_insert(mqsim);
         self.controller.translation_reads_first.get_or_insert(mqsim);
+        self.controller.suspend_for_reads.get_or_insert(!mqsim);
         self.ftl.mapping_entry_sizes.get_or_insert(if mqsim {
             MappingEntrySizes::Mqsim
         } else {
@@ -79,6 +80,7 @@ impl Config {
             translation_write_back: self.ftl.translation_write_back.unwrap_or_default(),
             reads_map_unwritten_pages: self.ftl.reads_map_unwritten_pages.unwrap_or(false),
             translation_reads_first: self.controller.translation_reads_first.unwrap_or(false),
+            suspend_for_reads: self.controller.suspend_for_reads.unwrap_or(true),
             mapping_entry_sizes: self.ftl.mapping_entry_sizes.unwrap_or_default(),
             destage: self.cache.destage.unwrap_or_default(),
             dram_serial_access_time: self.dram.serial_access_time.unwrap_or_default(),
@@ -97,6 +99,7 @@ pub struct ModelSummary {
     pub translation_write_back: TranslationWriteBack,
     pub reads_map_unwritten_pages: bool,
     pub translation_reads_first: bool,
+    pub suspend_for_reads: bool,
     pub mapping_entry_sizes: MappingEntrySizes,
     pub destage: Destage,
     pub dram_serial_access_time: SerialAccessTime,

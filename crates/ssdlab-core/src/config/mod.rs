@@ -76,7 +76,8 @@ pub struct Config {
     /// own as well (`flash.die_commands`, `flash.partial_page_transfer`,
     /// `ftl.translation_pages_at_start`, `ftl.translation_write_back`,
     /// `ftl.reads_map_unwritten_pages`, `ftl.mapping_entry_sizes`,
-    /// `controller.translation_reads_first`, `cache.destage`, `dram.serial_access_time`);
+    /// `controller.translation_reads_first`, `controller.suspend_for_reads`, `cache.destage`,
+    /// `dram.serial_access_time`);
     /// `compat` fills the ones left unset. See docs/fidelity.md.
     #[serde(default)]
     pub compat: Compat,
@@ -371,6 +372,12 @@ pub struct ControllerConfig {
     /// read serves). Unset: false, or true under `compat = "mqsim"`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub translation_reads_first: Option<bool>,
+    /// Whether the scheduler suspends a program or erase for a waiting read where
+    /// `flash.suspension` allows it. MQSim's never does: in `service_read_transaction` its
+    /// `WRITING` and `ERASING` branches fall through to `return false`, whatever
+    /// CMD_Suspension_Support says. Unset: true, or false under `compat = "mqsim"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suspend_for_reads: Option<bool>,
 }
 
 /// How a chip's transaction queues are served.
@@ -399,6 +406,7 @@ impl Default for ControllerConfig {
             dispatch_erase: Duration::lit("0ns"),
             scheduling: Scheduling::Priority,
             translation_reads_first: None,
+            suspend_for_reads: None,
         }
     }
 }

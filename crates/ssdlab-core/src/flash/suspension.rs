@@ -27,6 +27,10 @@ pub struct SuspensionRules {
 impl SuspensionRules {
     pub fn new(config: &Config) -> Self {
         let (s, t) = (config.flash.suspension, &config.flash.timing);
+        if config.controller.suspend_for_reads == Some(false) {
+            // The chips could; the scheduler never asks (MQSim).
+            return Self::default();
+        }
         let rule = |allowed: bool, cost: u64, min_remaining: u64| {
             allowed.then_some(SuspendRule { cost_ps: cost, min_remaining_ps: min_remaining })
         };

@@ -328,7 +328,7 @@ pub(super) fn import_device(file: &str, root: &Element) -> Result<Device, Config
         set(&mut config, "flash.suspension", value);
         if value != "none" {
             warnings.push(format!(
-                "CMD_Suspension_Support {mode}: MQSim @7ec40e3 never suspends (its scheduler's suspension branches fall through to `return false`); ssdlab suspends as configured, so its reads may wait less than MQSim's (flash.suspension = \"none\" runs as MQSim does)"
+                "CMD_Suspension_Support {mode}: MQSim @7ec40e3 never suspends (its scheduler's suspension branches fall through to `return false`); ssdlab suspends as configured, so its reads may wait less than MQSim's (flash.suspension = \"none\", or compat = \"mqsim\", runs as MQSim does)"
             ));
         }
     }
