@@ -56,3 +56,41 @@ def test_an_unknown_case_or_model_is_named() -> None:
     assert done.returncode != 0 and "rr-qd999" in done.stderr
     done = subprocess.run([*script, "--models", "ssdsim"], capture_output=True, text=True)
     assert done.returncode != 0 and "ssdsim" in done.stderr
+
+
+def test_interference_cases_put_a_second_flow_beside_the_reader() -> None:
+    sys.path.insert(0, str(REPO_ROOT / "validation"))
+    import vs_mqsim
+
+    case = next(c for c in vs_mqsim.INTERFERENCE if c.name == "intf-fetch16-qd32")
+    xml = vs_mqsim.workload_xml(case, 1000)
+    assert xml.count("<IO_Flow_Parameter_Set_Synthetic>") == 2
+    assert "<Average_No_of_Reqs_in_Queue>32</Average_No_of_Reqs_in_Queue>" in xml
+    assert "<Stop_Time>100000000</Stop_Time>" in xml
+    rows = [
+        {
+            "case": "intf-fetch16-alone",
+            "model": "mqsim",
+            "flow": 0,
+            "mqsim_mean_us": 100.0,
+            "ssdlab_mean_us": 90.0,
+        },
+        {
+            "case": "intf-fetch16-qd32",
+            "model": "mqsim",
+            "flow": 0,
+            "mqsim_mean_us": 140.0,
+            "ssdlab_mean_us": 117.0,
+        },
+        {
+            "case": "intf-fetch16-qd32",
+            "model": "mqsim",
+            "flow": 1,
+            "mqsim_mean_us": 300.0,
+            "ssdlab_mean_us": 290.0,
+        },
+    ]
+    vs_mqsim.add_slowdowns(rows)
+    assert rows[1]["mqsim_slowdown"] == 1.4 and rows[1]["ssdlab_slowdown"] == 1.3
+    assert rows[1]["slowdown_ratio"] == round(1.3 / 1.4, 3)
+    assert "slowdown_ratio" not in rows[2], "only the reader has a slowdown"

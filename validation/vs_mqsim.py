@@ -10,6 +10,7 @@ result too). Everything goes under results/vs_mqsim/ (the XML pairs, MQSim's
     python validation/vs_mqsim.py                 # the matrix (minutes)
     python validation/vs_mqsim.py --cases rr-qd32 --requests 5000
     python validation/vs_mqsim.py --sample        # MQSim's own workload.xml too (slow)
+    python validation/vs_mqsim.py --cases "" --interference   # the interference curves
 
 Notes on MQSim's outputs: its IOPS field divides by whole simulated seconds (`inf` below one
 second), so the table compares request counts and latencies; for the closed-loop (queue depth)
@@ -67,6 +68,10 @@ class Case:
     cache: str = "TURNED_OFF"
     occupancy: int = 0
     device: dict[str, str] = field(default_factory=dict)
+    # A second flow of 4 KiB random reads at this queue depth beside the first (interference),
+    # both stopped at `stop_ms` of simulated time instead of after a request count.
+    aggressor_queue_depth: int | None = None
+    stop_ms: int | None = None
 
 
 MATRIX = [
@@ -81,8 +86,37 @@ MATRIX = [
     Case("sw64k-qd8-wcache", 0, 128, 8, address="STREAMING", cache="WRITE_CACHE"),
 ]
 
+# The interference curves (issue 15): a QD 2 reader alone and beside a second reader at QD 2 to
+# 256, with MQSim's QueueFetchSize at 16 and 1024; `--interference` runs them, and the table's
+# `slowdown` column is the reader's mean latency over its mean alone.
+INTERFERENCE = [
+    Case(
+        f"intf-fetch{fetch}-" + (f"qd{qd}" if qd else "alone"),
+        100,
+        8,
+        2,
+        aggressor_queue_depth=qd,
+        stop_ms=100,
+        device={"Queue_Fetch_Size": str(fetch)},
+    )
+    for fetch in (16, 1024)
+    for qd in (None, 2, 8, 32, 128, 256)
+]
+
 
 def workload_xml(case: Case, requests: int) -> str:
+    flows = [flow_xml(case, requests, case.queue_depth, seed=12)]
+    if case.aggressor_queue_depth is not None:
+        flows.append(flow_xml(case, requests, case.aggressor_queue_depth, seed=34))
+    return (
+        '<?xml version="1.0" encoding="us-ascii"?>\n<MQSim_IO_Scenarios><IO_Scenario>'
+        + "".join(flows)
+        + "</IO_Scenario></MQSim_IO_Scenarios>\n"
+    )
+
+
+def flow_xml(case: Case, requests: int, queue_depth: int, seed: int) -> str:
+    stop_ns = case.stop_ms * 1_000_000 if case.stop_ms else 0
     tags = {
         "Priority_Class": "HIGH",
         "Device_Level_Data_Caching_Mode": case.cache,
@@ -101,19 +135,15 @@ def workload_xml(case: Case, requests: int) -> str:
         "Request_Size_Distribution": "FIXED",
         "Average_Request_Size": str(case.sectors),
         "Variance_Request_Size": "0",
-        "Seed": "12",
-        "Average_No_of_Reqs_in_Queue": str(case.queue_depth),
+        "Seed": str(seed),
+        "Average_No_of_Reqs_in_Queue": str(queue_depth),
         "Intensity": "32768",
         # 0: the flow ends after its requests (a stop time would override the count).
-        "Stop_Time": "0",
-        "Total_Requests_To_Generate": str(requests),
+        "Stop_Time": str(stop_ns),
+        "Total_Requests_To_Generate": "0" if stop_ns else str(requests),
     }
     body = "".join(f"<{k}>{v}</{k}>" for k, v in tags.items())
-    return (
-        '<?xml version="1.0" encoding="us-ascii"?>\n<MQSim_IO_Scenarios><IO_Scenario>'
-        f"<IO_Flow_Parameter_Set_Synthetic>{body}</IO_Flow_Parameter_Set_Synthetic>"
-        "</IO_Scenario></MQSim_IO_Scenarios>\n"
-    )
+    return f"<IO_Flow_Parameter_Set_Synthetic>{body}</IO_Flow_Parameter_Set_Synthetic>"
 
 
 def device_xml(source: Path, case: Case) -> str:
@@ -228,6 +258,25 @@ def run_pair(
     return rows
 
 
+def add_slowdowns(rows: list[dict[str, object]]) -> None:
+    """Each interference case's reader (flow 0): its mean latency over its mean alone, for
+    MQSim and for ssdlab (per model), and the ratio of the two slowdowns."""
+    alone = {
+        (str(r["case"]).rsplit("-", 1)[0], r["model"]): r
+        for r in rows
+        if str(r["case"]).endswith("-alone")
+    }
+    for r in rows:
+        base = alone.get((str(r["case"]).rsplit("-", 1)[0], r["model"]))
+        if base is None or r["flow"] != 0 or str(r["case"]).endswith("-alone"):
+            continue
+        theirs = float(r["mqsim_mean_us"]) / float(base["mqsim_mean_us"])
+        ours = float(r["ssdlab_mean_us"]) / float(base["ssdlab_mean_us"])
+        r["mqsim_slowdown"] = round(theirs, 3)
+        r["ssdlab_slowdown"] = round(ours, 3)
+        r["slowdown_ratio"] = round(ours / theirs, 3)
+
+
 def ratio(ours: float, theirs: float) -> float | None:
     return round(ours / theirs, 3) if theirs else None
 
@@ -265,6 +314,7 @@ def main() -> int:
     parser.add_argument("--requests", type=int, default=100_000, help="per matrix case")
     parser.add_argument("--models", default="default,mqsim", help="ssdlab models to run")
     parser.add_argument("--sample", action="store_true", help="also MQSim's workload.xml")
+    parser.add_argument("--interference", action="store_true", help="also the interference curves")
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
     source = mqsim_source()
@@ -277,9 +327,12 @@ def main() -> int:
     unknown = [m for m in models if m not in MODELS]
     if unknown:
         sys.exit(f"--models: unknown {', '.join(unknown)}; expected {', '.join(MODELS)}")
-    wanted = set(args.cases.split(","))
-    cases = [c for c in MATRIX if c.name in wanted]
-    if missing := wanted - {c.name for c in MATRIX}:
+    wanted = set(args.cases.split(",")) - {""}
+    known = MATRIX + INTERFERENCE
+    cases = [c for c in known if c.name in wanted]
+    if args.interference:
+        cases += [c for c in INTERFERENCE if c.name not in wanted]
+    if missing := wanted - {c.name for c in known}:
         sys.exit(f"--cases: unknown {', '.join(sorted(missing))}")
     rows: list[dict[str, object]] = []
     for case in cases:
@@ -296,7 +349,14 @@ def main() -> int:
         shutil.rmtree(folder, ignore_errors=True)
         shutil.copytree(source, folder, ignore=shutil.ignore_patterns("MQSim-*", "*.sh"))
         rows += run_pair("sample", folder / "ssdconfig.xml", folder / "workload.xml", mqsim, models)
+    add_slowdowns(rows)
     print_table(rows)
+    for r in rows:
+        if "slowdown_ratio" in r:
+            print(
+                f"{r['case']} {r['model']}: reader slowed {r['mqsim_slowdown']}x in MQSim, "
+                f"{r['ssdlab_slowdown']}x in ssdlab (ratio {r['slowdown_ratio']})"
+            )
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "table.json").write_text(json.dumps(rows, indent=2) + "\n")
     print(f"wrote {args.out / 'table.json'}")
