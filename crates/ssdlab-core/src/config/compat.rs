@@ -39,35 +39,21 @@ impl Config {
     /// config written into results.json says what ran.
     pub fn resolve_compat(&mut self) {
         let mqsim = self.compat == Compat::Mqsim;
+        // MQSim's choice under compat = "mqsim", ssdlab's (each key's default) otherwise.
         let flash = &mut self.flash;
-        flash.die_commands.get_or_insert(if mqsim { DieCommands::OnePerChip } else { DieCommands::Independent });
+        flash.die_commands.get_or_insert(choose(mqsim, DieCommands::OnePerChip));
         flash.partial_page_transfer.get_or_insert(mqsim);
-        self.ftl.translation_pages_at_start.get_or_insert(if mqsim {
-            TranslationPagesAtStart::All
-        } else {
-            TranslationPagesAtStart::Mapped
-        });
-        self.ftl.translation_write_back.get_or_insert(if mqsim {
-            TranslationWriteBack::HoldInDram
-        } else {
-            TranslationWriteBack::Program
-        });
-        self.ftl.reads_map_unwritten_pages.get_or_insert(mqsim);
+        let ftl = &mut self.ftl;
+        ftl.translation_pages_at_start.get_or_insert(choose(mqsim, TranslationPagesAtStart::All));
+        ftl.translation_write_back.get_or_insert(choose(mqsim, TranslationWriteBack::HoldInDram));
+        ftl.reads_map_unwritten_pages.get_or_insert(mqsim);
+        ftl.mapping_entry_sizes.get_or_insert(choose(mqsim, MappingEntrySizes::Mqsim));
         self.controller.translation_reads_first.get_or_insert(mqsim);
         self.controller.suspend_for_reads.get_or_insert(!mqsim);
-        self.ftl.mapping_entry_sizes.get_or_insert(if mqsim {
-            MappingEntrySizes::Mqsim
-        } else {
-            MappingEntrySizes::Fixed
-        });
-        self.cache.destage.get_or_insert(if mqsim { Destage::ColdAtOnce } else { Destage::WhenFull });
+        self.cache.destage.get_or_insert(choose(mqsim, Destage::ColdAtOnce));
         // MQSim's arithmetic belongs to the serial model; the banked one has its own timing.
         let serial = self.dram.model == DramModel::Serial;
-        self.dram.serial_access_time.get_or_insert(if mqsim && serial {
-            SerialAccessTime::Mqsim
-        } else {
-            SerialAccessTime::PerRow
-        });
+        self.dram.serial_access_time.get_or_insert(choose(mqsim && serial, SerialAccessTime::Mqsim));
     }
 
     /// The behaviour keys as they run, for results.json's `model`.
@@ -85,6 +71,15 @@ impl Config {
             destage: self.cache.destage.unwrap_or_default(),
             dram_serial_access_time: self.dram.serial_access_time.unwrap_or_default(),
         }
+    }
+}
+
+/// `theirs` when `mqsim`, else the enum's default (ssdlab's behaviour).
+fn choose<T: Default>(mqsim: bool, theirs: T) -> T {
+    if mqsim {
+        theirs
+    } else {
+        T::default()
     }
 }
 

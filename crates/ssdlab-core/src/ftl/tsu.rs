@@ -194,12 +194,20 @@ impl Tsu {
         if self.policy == Scheduling::Fifo {
             return self.oldest_waiting(die, slab).map(|seq| (0, seq));
         }
+        let (rank, index) = self.first_queue(waiting, order)?;
+        Some((rank, slab.get(self.queues[die as usize][index][0].id()).seq))
+    }
+
+    /// Out of FIFO order: the first class in service order with work (bits of `waiting`),
+    /// highest priority first within it (only the priority policy fills more than the first
+    /// queue of each class). Returns (its rank in that order, its queue index).
+    #[inline]
+    fn first_queue(&self, waiting: u32, order: &[Class; CLASSES]) -> Option<(usize, usize)> {
         let levels = if self.policy == Scheduling::Priority { (1u32 << PRIORITIES) - 1 } else { 1 };
-        let (position, c) =
+        let (position, &c) =
             order.iter().enumerate().find(|&(_, &c)| (waiting >> (c as usize * PRIORITIES)) & levels != 0)?;
-        let level = ((waiting >> (*c as usize * PRIORITIES)) & levels).trailing_zeros() as usize;
-        let head = self.queues[die as usize][*c as usize * PRIORITIES + level][0];
-        Some((position * PRIORITIES + level, slab.get(head.id()).seq))
+        let level = ((waiting >> (c as usize * PRIORITIES)) & levels).trailing_zeros() as usize;
+        Some((position * PRIORITIES + level, c as usize * PRIORITIES + level))
     }
 
     /// Whether reads (of any kind) wait at `die`.
@@ -230,9 +238,9 @@ impl Tsu {
             return None;
         }
         let planes_per_die = self.planes_per_die;
-        let queues = &mut self.queues[die as usize];
         let index = if self.policy == Scheduling::Fifo {
             // Strict arrival order: the queue whose head came first.
+            let queues = &self.queues[die as usize];
             let mut bits = waiting;
             let mut best = (u64::MAX, 0usize);
             while bits != 0 {
@@ -242,13 +250,9 @@ impl Tsu {
             }
             best.1
         } else {
-            // The first class in service order with work, highest priority first within it
-            // (only the priority policy fills more than the first queue of each class).
-            let levels = if self.policy == Scheduling::Priority { (1u32 << PRIORITIES) - 1 } else { 1 };
-            let c = order.iter().find(|&&c| (waiting >> (c as usize * PRIORITIES)) & levels != 0)?;
-            let level = ((waiting >> (*c as usize * PRIORITIES)) & levels).trailing_zeros() as usize;
-            *c as usize * PRIORITIES + level
+            self.first_queue(waiting, order)?.1
         };
+        let queues = &mut self.queues[die as usize];
         let class = Class::from_index(index / PRIORITIES);
         let queue = &mut queues[index];
         let pick = if self.policy == Scheduling::FlowFair && matches!(class, Class::UserRead | Class::UserWrite) {
