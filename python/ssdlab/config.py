@@ -164,6 +164,7 @@ _KEY_ORDER = {
         "address",
         "hot_fraction",
         "hot_traffic",
+        "random_fraction",
         "alignment",
         "working_set",
         "working_set_start",

@@ -160,6 +160,21 @@ fn options_that_belong_to_another_kind_of_flow() {
         "open loop",
     );
     assert_rejects("[[flows]]\nkind = \"trace\"\n", "flows[0].path", "needs the path");
+    assert_rejects(
+        "[[flows]]\nqueue_depth = 1\nrequests = 1\naddress = \"sequential\"\nrandom_fraction = 0.5\n",
+        "flows[0].random_fraction",
+        "only valid with address = \"uniform\" or \"hotcold\"",
+    );
+    assert_rejects(
+        "[[flows]]\nqueue_depth = 1\nrequests = 1\nrandom_fraction = 1.5\n",
+        "flows[0].random_fraction",
+        "fraction in [0, 1]",
+    );
+    assert_rejects(
+        "[[flows]]\nkind = \"trace\"\npath = \"x.trace\"\nrandom_fraction = 0.5\n",
+        "flows[0].random_fraction",
+        "only valid for synthetic flows",
+    );
 }
 
 #[test]

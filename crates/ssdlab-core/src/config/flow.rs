@@ -25,6 +25,11 @@ pub struct FlowConfig {
     pub hot_fraction: Option<f64>,
     /// Fraction of requests that go to the hot region (address = "hotcold").
     pub hot_traffic: Option<f64>,
+    /// Fraction of requests placed by the address pattern (uniform or hotcold); the others
+    /// continue sequentially after the previous request, as fio's `percentage_random` (default 1:
+    /// all random; 0: sequential). Sweeps a flow from sequential to random, as the MQSim paper's
+    /// CMT study sweeps Flow-2's randomness.
+    pub random_fraction: Option<f64>,
     /// Start addresses are multiples of this size.
     pub alignment: Option<Size>,
     /// Fraction of the logical space the flow addresses, starting at `working_set_start`.

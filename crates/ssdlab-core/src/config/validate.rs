@@ -387,6 +387,7 @@ fn validate_host_queue(path: &str, flow: &FlowConfig) -> Result<(), ConfigError>
     forbid(path, "address", &flow.address, why)?;
     forbid(path, "hot_fraction", &flow.hot_fraction, why)?;
     forbid(path, "hot_traffic", &flow.hot_traffic, why)?;
+    forbid(path, "random_fraction", &flow.random_fraction, why)?;
     forbid(path, "alignment", &flow.alignment, why)?;
     forbid(path, "working_set", &flow.working_set, why)?;
     forbid(path, "working_set_start", &flow.working_set_start, why)?;
@@ -457,6 +458,15 @@ fn validate_synthetic(path: &str, flow: &FlowConfig) -> Result<(), ConfigError> 
         forbid(path, "hot_fraction", &flow.hot_fraction, why)?;
         forbid(path, "hot_traffic", &flow.hot_traffic, why)?;
     }
+    if let Some(r) = flow.random_fraction {
+        if flow.address == Some(AddressPattern::Sequential) {
+            return Err(ConfigError::new(
+                format!("{path}.random_fraction"),
+                "is only valid with address = \"uniform\" or \"hotcold\" (a sequential flow has no random requests; random_fraction = 0 makes a uniform flow sequential)",
+            ));
+        }
+        fraction(&format!("{path}.random_fraction"), r, false, false)?;
+    }
     match (flow.queue_depth, &flow.rate) {
         (Some(_), Some(_)) => {
             return Err(ConfigError::new(
@@ -489,6 +499,7 @@ fn validate_trace(path: &str, flow: &FlowConfig) -> Result<(), ConfigError> {
     forbid(path, "address", &flow.address, synthetic_only)?;
     forbid(path, "hot_fraction", &flow.hot_fraction, synthetic_only)?;
     forbid(path, "hot_traffic", &flow.hot_traffic, synthetic_only)?;
+    forbid(path, "random_fraction", &flow.random_fraction, synthetic_only)?;
     forbid(path, "alignment", &flow.alignment, synthetic_only)?;
     forbid(path, "working_set", &flow.working_set, synthetic_only)?;
     forbid(path, "working_set_start", &flow.working_set_start, synthetic_only)?;

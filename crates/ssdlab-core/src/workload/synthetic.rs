@@ -36,6 +36,11 @@ pub struct Synthetic {
     read_fraction: f64,
     size: SizeDist,
     pattern: Pattern,
+    /// Fraction of requests the pattern places; the others follow the previous request
+    /// (fio's `percentage_random`). 1 for every flow that does not say.
+    random_fraction: f64,
+    /// The alignment unit just after the previous request: where a sequential request goes.
+    following_unit: u64,
     align_sectors: u64,
     ws_start_sector: u64,
     ws_sectors: u64,
@@ -133,6 +138,8 @@ impl Synthetic {
             read_fraction: flow.read_fraction.unwrap_or(0.0),
             size,
             pattern,
+            random_fraction: flow.random_fraction.unwrap_or(1.0),
+            following_unit: 0,
             align_sectors,
             ws_start_sector,
             ws_sectors,
@@ -163,7 +170,12 @@ impl Synthetic {
             }
         };
         let units = self.ws_sectors / self.align_sectors;
+        // A flow that gives no random_fraction (1) draws nothing here, so its stream is the same
+        // as before the key existed.
+        let follows =
+            self.random_fraction < 1.0 && (self.random_fraction <= 0.0 || self.rng.unit() >= self.random_fraction);
         let unit = match &mut self.pattern {
+            _ if follows => self.following_unit,
             Pattern::Uniform => self.rng.below(units),
             Pattern::HotCold { hot_units, hot_traffic } => {
                 if self.rng.unit() < *hot_traffic {
@@ -183,7 +195,62 @@ impl Synthetic {
         if offset + sectors > self.ws_sectors {
             offset = (self.ws_sectors - sectors) / self.align_sectors * self.align_sectors;
         }
+        self.following_unit = (offset + sectors).div_ceil(self.align_sectors) % units;
         let op = if is_read { Op::Read } else { Op::Write };
         RequestSpec { arrival, op, start_sector: self.ws_start_sector + offset, sectors: sectors as u32 }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Size;
+
+    /// 4 KiB requests aligned to 4 KiB over 1,000 units of 8 sectors.
+    fn flow(random_fraction: Option<f64>) -> FlowConfig {
+        FlowConfig {
+            read_fraction: Some(1.0),
+            request_size: Some(RequestSize::Fixed(Size::lit("4KiB"))),
+            alignment: Some(Size::lit("4KiB")),
+            random_fraction,
+            queue_depth: Some(1),
+            requests: Some(1),
+            ..FlowConfig::default()
+        }
+    }
+
+    fn starts(random_fraction: Option<f64>, n: usize) -> Vec<u64> {
+        let mut g = Synthetic::new(&flow(random_fraction), 8_000, RandomStream::new(7, 0)).unwrap();
+        (0..n).map(|_| g.next(0).start_sector).collect()
+    }
+
+    /// The share of requests that start right after the previous one.
+    fn followed(starts: &[u64]) -> f64 {
+        let hits = starts.windows(2).filter(|w| w[1] == (w[0] + 8) % 8_000).count();
+        hits as f64 / (starts.len() - 1) as f64
+    }
+
+    #[test]
+    fn no_random_fraction_is_the_uniform_stream_unchanged() {
+        // Same seed, same starts with the key absent and at 1: the key draws nothing then.
+        assert_eq!(starts(None, 500), starts(Some(1.0), 500));
+        assert!(followed(&starts(None, 5_000)) < 0.01);
+    }
+
+    #[test]
+    fn zero_is_sequential_from_the_working_set_start() {
+        let s = starts(Some(0.0), 1_200);
+        assert_eq!(&s[..3], &[0, 8, 16]);
+        assert_eq!(s[1_000], 0, "wraps at the end of the working set");
+        assert_eq!(followed(&s), 1.0);
+    }
+
+    #[test]
+    fn a_fraction_places_that_share_at_random_and_the_rest_follow() {
+        for r in [0.25, 0.5, 0.75] {
+            let share = followed(&starts(Some(r), 20_000));
+            // A random request lands right after its predecessor with probability 1/1000 only.
+            assert!((share - (1.0 - r)).abs() < 0.02, "random_fraction {r}: {share} followed");
+        }
     }
 }
