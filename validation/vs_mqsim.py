@@ -108,11 +108,22 @@ def workload_xml(case: Case, requests: int) -> str:
     flows = [flow_xml(case, requests, case.queue_depth, seed=12)]
     if case.aggressor_queue_depth is not None:
         flows.append(flow_xml(case, requests, case.aggressor_queue_depth, seed=34))
+    return scenario_xml(flows)
+
+
+def scenario_xml(flows: list[str]) -> str:
+    """A workload.xml of one scenario holding these flows (`synthetic_flow_xml`)."""
     return (
         '<?xml version="1.0" encoding="us-ascii"?>\n<MQSim_IO_Scenarios><IO_Scenario>'
         + "".join(flows)
         + "</IO_Scenario></MQSim_IO_Scenarios>\n"
     )
+
+
+def synthetic_flow_xml(tags: dict[str, str]) -> str:
+    """One `<IO_Flow_Parameter_Set_Synthetic>` with these tags, in their order."""
+    body = "".join(f"<{k}>{v}</{k}>" for k, v in tags.items())
+    return f"<IO_Flow_Parameter_Set_Synthetic>{body}</IO_Flow_Parameter_Set_Synthetic>"
 
 
 def flow_xml(case: Case, requests: int, queue_depth: int, seed: int) -> str:
@@ -142,14 +153,18 @@ def flow_xml(case: Case, requests: int, queue_depth: int, seed: int) -> str:
         "Stop_Time": str(stop_ns),
         "Total_Requests_To_Generate": "0" if stop_ns else str(requests),
     }
-    body = "".join(f"<{k}>{v}</{k}>" for k, v in tags.items())
-    return f"<IO_Flow_Parameter_Set_Synthetic>{body}</IO_Flow_Parameter_Set_Synthetic>"
+    return synthetic_flow_xml(tags)
 
 
 def device_xml(source: Path, case: Case) -> str:
     """MQSim's default ssdconfig.xml with the case's changes."""
-    tree = ET.parse(source / "ssdconfig.xml")
     changes = {"Ideal_Mapping_Table": "true" if case.ideal_map else "false", **case.device}
+    return changed_device_xml(source, changes)
+
+
+def changed_device_xml(source: Path, changes: dict[str, str]) -> str:
+    """MQSim's default ssdconfig.xml with these tags' values replaced (each must exist)."""
+    tree = ET.parse(source / "ssdconfig.xml")
     for tag, value in changes.items():
         element = tree.getroot().find(f".//{tag}")
         if element is None:

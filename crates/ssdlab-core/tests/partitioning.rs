@@ -141,3 +141,17 @@ alignment = "4KiB"
         Ok(r) => panic!("finished with {} requests", r.device.reads.count + r.device.writes.count),
     }
 }
+
+/// A flow confined to its channels reads its mapping there too: translation pages belong to the
+/// flow whose address domain they describe (as MQSim places each stream's translation pages),
+/// so a cached-mapping-table miss does not reach another flow's channels.
+#[test]
+fn a_partitioned_flows_translation_reads_stay_on_its_channels() {
+    let text = device().replace("ideal_mapping = true", "ideal_mapping = false\ncmt_capacity = \"256B\"");
+    let one_read = "[[flows]]\nname = \"idle\"\nread_fraction = 1.0\nqueue_depth = 1\nrequests = 1\n";
+    let r = run(&format!("{text}\n{VICTIM}channels = [0]\n{one_read}channels = [1]\n"));
+    let victim = &r.flows[0];
+    assert!(victim.cmt_hit_rate < 0.5, "the victim misses: {}", victim.cmt_hit_rate);
+    let u = &r.device.flash.channel_utilisation;
+    assert!(u[0] > 0.1 && u[1] < 0.002, "victim's reads and translation reads on channel 0 only: {u:?}");
+}

@@ -171,11 +171,26 @@ impl Ftl {
 
     /// Where the initial copy of `lpa` lives: on its flow's planes when flows have their own
     /// address domains, otherwise where static allocation over the whole device puts it.
+    ///
+    /// A translation page (an address past the logical space) belongs to the flow whose domain
+    /// holds its first entry and is striped over that flow's planes by its own index: a flow
+    /// confined to some channels then reads and writes its mapping there too, as MQSim places
+    /// each stream's translation pages in its own domain (`allocate_plane_for_translation_write`
+    /// allocates as for the stream's user writes), and as isolation (NVMe sets) needs. A flow's
+    /// cached-mapping misses no longer land on another flow's channels.
     #[inline]
     pub fn home_plane(&self, lpa: u64) -> u32 {
+        let g = &self.geometry;
+        if lpa >= g.logical_pages {
+            let tpage = lpa - g.logical_pages;
+            return match self.placement.owner(tpage * g.entries_per_translation_page) {
+                Some(flow) => self.placement.plane_for(flow, tpage),
+                None => g.plane_of_lpa(lpa),
+            };
+        }
         match self.placement.owner(lpa) {
             Some(flow) => self.placement.plane_for(flow, lpa),
-            None => self.geometry.plane_of_lpa(lpa),
+            None => g.plane_of_lpa(lpa),
         }
     }
 
@@ -226,7 +241,7 @@ impl Ftl {
         let plane = if (lpa as u64) < g.logical_pages {
             self.placement.plane_for(flow, lpa as u64)
         } else {
-            g.plane_of_lpa(lpa as u64)
+            self.home_plane(lpa as u64)
         };
         let per_plane = lpa as u64 / g.planes as u64;
         let block =

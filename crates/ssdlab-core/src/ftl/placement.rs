@@ -15,6 +15,9 @@ pub struct Placement {
     /// Logical pages per flow domain (the whole space when domains are shared).
     domain_pages: u64,
     per_flow_domains: bool,
+    /// Shared domain with some flow confined to part of the flash: each such flow's working set
+    /// as `[first, end)` logical pages, so its data is first placed on its own planes.
+    confined_working_sets: Vec<(u64, u64, usize)>,
 }
 
 /// The ids a flow may use at each level, in order (all of them when the flow does not say).
@@ -47,7 +50,20 @@ impl Placement {
         let per_flow_domains = config.ftl.address_domains == AddressDomains::PerFlow;
         let domain_pages =
             if per_flow_domains { geometry.logical_pages / config.flows.len() as u64 } else { geometry.logical_pages };
-        Ok(Self { tables, domain_pages, per_flow_domains })
+        let mut confined_working_sets = Vec::new();
+        if !per_flow_domains {
+            for (i, flow) in config.flows.iter().enumerate() {
+                let confined =
+                    flow.channels.is_some() || flow.chips.is_some() || flow.dies.is_some() || flow.planes.is_some();
+                if confined {
+                    let pages = geometry.logical_pages as f64;
+                    let first = (pages * flow.working_set_start.unwrap_or(0.0)) as u64;
+                    let end = (first + (pages * flow.working_set.unwrap_or(1.0)) as u64).min(geometry.logical_pages);
+                    confined_working_sets.push((first, end, i));
+                }
+            }
+        }
+        Ok(Self { tables, domain_pages, per_flow_domains, confined_working_sets })
     }
 
     fn table(path: &str, flow: &FlowConfig, g: &Geometry, order: [Level; 4]) -> Result<Vec<u32>, ConfigError> {
@@ -99,6 +115,12 @@ impl Placement {
         self.domain_pages
     }
 
+    /// With a shared domain, the working sets of the flows confined to part of the flash, as
+    /// `(first, end, flow)` in logical pages: a fill places them on the flows' own planes.
+    pub fn confined_working_sets(&self) -> &[(u64, u64, usize)] {
+        &self.confined_working_sets
+    }
+
     /// First logical page of `flow`'s domain.
     pub fn domain_base(&self, flow: usize) -> u64 {
         if self.per_flow_domains {
@@ -108,9 +130,17 @@ impl Placement {
         }
     }
 
-    /// The flow whose domain holds `lpa`, when flows have their own domains.
+    /// The flow whose data `lpa` holds: with per-flow domains the flow whose domain holds it;
+    /// with a shared domain, the first flow confined to some channels, chips, dies or planes
+    /// whose working set holds it (as MQSim preconditions each flow's slice on the flow's own
+    /// resources). None: static allocation over the whole device.
     pub fn owner(&self, lpa: u64) -> Option<usize> {
-        (self.per_flow_domains && lpa < self.domain_pages * self.tables.len() as u64)
-            .then(|| (lpa / self.domain_pages) as usize)
+        if self.per_flow_domains {
+            return (lpa < self.domain_pages * self.tables.len() as u64).then(|| (lpa / self.domain_pages) as usize);
+        }
+        self.confined_working_sets
+            .iter()
+            .find(|&&(first, end, _)| (first..end).contains(&lpa))
+            .map(|&(_, _, flow)| flow)
     }
 }

@@ -235,7 +235,7 @@ impl Simulation {
         }
         let g = &self.ftl.geometry;
         let lpa = g.translation_lpa(tpage);
-        let plane = g.plane_of_lpa(lpa as u64);
+        let plane = self.ftl.home_plane(lpa as u64);
         let id = self.insert_txn(
             Transaction::new(TxnKind::MappingWrite, NO_REQUEST, lpa, g.sectors_per_page as u32, self.now())
                 .at(UNMAPPED, plane),

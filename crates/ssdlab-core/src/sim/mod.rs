@@ -558,7 +558,7 @@ fn check_partition_space(
     placement: &crate::ftl::placement::Placement,
 ) -> Result<(), ConfigError> {
     if config.ftl.address_domains != crate::config::AddressDomains::PerFlow {
-        return Ok(());
+        return check_confined_fill(config, geometry, placement);
     }
     let mut load = vec![0f64; geometry.planes as usize];
     for f in 0..config.flows.len() {
@@ -578,6 +578,50 @@ fn check_partition_space(
             "ftl.address_domains",
             format!(
                 "with per-flow domains, plane {plane} would hold {pages:.0} logical pages but only {usable} fit beside the GC reserve; give the flows more planes or fewer flows per plane"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// With a shared domain, a fill places each confined flow's working set on the flow's planes
+/// (`Placement::owner`): it must fit there beside the GC reserve, with the rest of the filled
+/// space spread over every plane.
+fn check_confined_fill(
+    config: &Config,
+    geometry: &Geometry,
+    placement: &crate::ftl::placement::Placement,
+) -> Result<(), ConfigError> {
+    let confined = placement.confined_working_sets();
+    if confined.is_empty() || config.precondition.mode != crate::config::PreconditionMode::Fill {
+        return Ok(());
+    }
+    let filled = (geometry.logical_pages as f64 * config.precondition.occupancy).floor() as u64;
+    let mut load = vec![0f64; geometry.planes as usize];
+    let mut placed = 0u64;
+    let mut claimed: Vec<(u64, u64)> = Vec::new();
+    for &(first, end, flow) in confined {
+        // The first flow whose working set holds a page owns it: count only what is left.
+        let mut pages = end.min(filled).saturating_sub(first);
+        for &(a, b) in &claimed {
+            pages = pages.saturating_sub(end.min(filled).min(b).saturating_sub(first.max(a)));
+        }
+        claimed.push((first, end.min(filled)));
+        placed += pages;
+        let stripe = placement.stripe(flow);
+        for &p in stripe {
+            load[p as usize] += pages as f64 / stripe.len() as f64;
+        }
+    }
+    let rest = filled.saturating_sub(placed) as f64 / geometry.planes as f64;
+    let usable = geometry.usable_pages_per_plane(config.ftl.gc_threshold) as f64;
+    if let Some((plane, pages)) = load.iter().map(|l| l + rest).enumerate().find(|&(_, l)| l > usable) {
+        let flow = confined.iter().find(|&&(_, _, f)| placement.stripe(f).contains(&(plane as u32))).map_or(0, |c| c.2);
+        return Err(ConfigError::new(
+            format!("flows[{flow}].working_set"),
+            format!(
+                "the fill (precondition.occupancy = {}) places this flow's data on its own channels, chips, dies and planes: plane {plane} would hold {pages:.0} pages but only {usable:.0} fit beside the GC reserve; give the flow more of the flash, a smaller working set, or a lower occupancy",
+                config.precondition.occupancy
             ),
         ));
     }

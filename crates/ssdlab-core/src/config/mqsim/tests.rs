@@ -82,6 +82,21 @@ fn several_flows_get_their_own_slice_of_the_logical_space() {
 }
 
 #[test]
+fn a_flow_alone_on_part_of_the_flash_gets_that_parts_slice() {
+    // MQSim gives a flow the logical pages of the planes it may use, alone as beside others.
+    let narrow = format!("{FLOW}<Channel_IDs>0</Channel_IDs><Working_Set_Percentage>100</Working_Set_Percentage>");
+    let imported = import(&device("", OP), &workload(&[&narrow])).unwrap();
+    let flow = &imported.scenarios[0].config["flows"][0];
+    assert_eq!((flow["working_set_start"].clone(), flow["working_set"].clone()), (0.0.into(), 0.5.into()));
+    // Preconditioned, it fills its occupancy of that slice only.
+    let filled =
+        narrow.replace("<Channel_IDs>", "<Initial_Occupancy_Percentage>80</Initial_Occupancy_Percentage><Channel_IDs>");
+    let imported =
+        import(&device("<Enabled_Preconditioning>true</Enabled_Preconditioning>", OP), &workload(&[&filled])).unwrap();
+    assert_eq!(imported.scenarios[0].config["precondition"]["occupancy"], 0.4);
+}
+
+#[test]
 fn slices_follow_the_flows_share_of_the_planes_as_in_mqsim() {
     // Channel 0's planes are shared (half each), channel 1's belong to flow-1 alone.
     let narrow = format!("{FLOW}<Channel_IDs>0</Channel_IDs>");

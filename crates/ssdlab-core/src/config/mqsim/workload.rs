@@ -249,10 +249,20 @@ fn place_flows(
         }
         return Ok(());
     }
+    // MQSim fills Initial_Occupancy_Percentage of each flow's slice. Flows confined to part of
+    // the flash leave the rest of the logical space to nobody: the device-wide occupancy counts
+    // only the slices, so the data fits where the flows' slices put it.
+    let covered: f64 = shares.iter().sum();
+    if covered < 1.0 - 1e-9 {
+        if let Some(o) = config.get("precondition").and_then(|p| p.get("occupancy")).and_then(Value::as_f64) {
+            set(config, "precondition.occupancy", json!(tidy(o * covered)));
+        }
+    }
     let mut start = 0.0;
     for (f, share) in flows.iter_mut().zip(shares) {
         if let Some(ws) = f.working_set {
-            if n > 1 {
+            // A flow on part of the flash gets that part's logical pages even alone.
+            if n > 1 || share < 1.0 {
                 f.config.insert("working_set".into(), json!(tidy(ws * share)));
                 f.config.insert("working_set_start".into(), json!(tidy(start)));
             } else if ws < 1.0 {
