@@ -121,6 +121,12 @@ impl Placement {
         &self.confined_working_sets
     }
 
+    /// Back to static allocation over the whole device for every shared-domain flow (when the
+    /// confined flows' working sets do not fit on their planes).
+    pub fn forget_confined_working_sets(&mut self) {
+        self.confined_working_sets.clear();
+    }
+
     /// First logical page of `flow`'s domain.
     pub fn domain_base(&self, flow: usize) -> u64 {
         if self.per_flow_domains {

@@ -241,8 +241,8 @@ impl Simulation {
         memory::check(&config)?;
         let geometry = Geometry::new(&config);
         let timing = FlashTiming::new(&config);
-        let placement = crate::ftl::placement::Placement::new(&config, &geometry)?;
-        check_partition_space(&config, &geometry, &placement)?;
+        let mut placement = crate::ftl::placement::Placement::new(&config, &geometry)?;
+        check_partition_space(&config, &geometry, &mut placement)?;
         let flows = build_flows(&config, &geometry, &placement, base_dir)?;
         let setup_started = Instant::now();
         let fill_started = Instant::now();
@@ -555,10 +555,15 @@ impl Simulation {
 fn check_partition_space(
     config: &Config,
     geometry: &Geometry,
-    placement: &crate::ftl::placement::Placement,
+    placement: &mut crate::ftl::placement::Placement,
 ) -> Result<(), ConfigError> {
     if config.ftl.address_domains != crate::config::AddressDomains::PerFlow {
-        return check_confined_fill(config, geometry, placement);
+        if !confined_fill_fits(config, geometry, placement) {
+            // The flows' working sets overlap or outgrow their planes: their data is placed by
+            // static allocation over the whole device, as before flows were confined at all.
+            placement.forget_confined_working_sets();
+        }
+        return Ok(());
     }
     let mut load = vec![0f64; geometry.planes as usize];
     for f in 0..config.flows.len() {
@@ -585,28 +590,29 @@ fn check_partition_space(
 }
 
 /// With a shared domain, a fill places each confined flow's working set on the flow's planes
-/// (`Placement::owner`): it must fit there beside the GC reserve, with the rest of the filled
+/// (`Placement::owner`) when it fits there beside the GC reserve, with the rest of the filled
 /// space spread over every plane.
-fn check_confined_fill(
-    config: &Config,
-    geometry: &Geometry,
-    placement: &crate::ftl::placement::Placement,
-) -> Result<(), ConfigError> {
+fn confined_fill_fits(config: &Config, geometry: &Geometry, placement: &crate::ftl::placement::Placement) -> bool {
     let confined = placement.confined_working_sets();
-    if confined.is_empty() || config.precondition.mode != crate::config::PreconditionMode::Fill {
-        return Ok(());
+    use crate::config::PreconditionMode;
+    let mode = config.precondition.mode;
+    if confined.is_empty() || !matches!(mode, PreconditionMode::Fill | PreconditionMode::Steady) {
+        return true;
     }
     let filled = (geometry.logical_pages as f64 * config.precondition.occupancy).floor() as u64;
+    // Steady-state preconditioning also maps everything the flows address.
+    let mapped_end = |end: u64| if mode == PreconditionMode::Steady { end } else { end.min(filled) };
     let mut load = vec![0f64; geometry.planes as usize];
     let mut placed = 0u64;
     let mut claimed: Vec<(u64, u64)> = Vec::new();
     for &(first, end, flow) in confined {
         // The first flow whose working set holds a page owns it: count only what is left.
-        let mut pages = end.min(filled).saturating_sub(first);
+        let end = mapped_end(end);
+        let mut pages = end.saturating_sub(first);
         for &(a, b) in &claimed {
-            pages = pages.saturating_sub(end.min(filled).min(b).saturating_sub(first.max(a)));
+            pages = pages.saturating_sub(end.min(b).saturating_sub(first.max(a)));
         }
-        claimed.push((first, end.min(filled)));
+        claimed.push((first, end));
         placed += pages;
         let stripe = placement.stripe(flow);
         for &p in stripe {
@@ -615,17 +621,7 @@ fn check_confined_fill(
     }
     let rest = filled.saturating_sub(placed) as f64 / geometry.planes as f64;
     let usable = geometry.usable_pages_per_plane(config.ftl.gc_threshold) as f64;
-    if let Some((plane, pages)) = load.iter().map(|l| l + rest).enumerate().find(|&(_, l)| l > usable) {
-        let flow = confined.iter().find(|&&(_, _, f)| placement.stripe(f).contains(&(plane as u32))).map_or(0, |c| c.2);
-        return Err(ConfigError::new(
-            format!("flows[{flow}].working_set"),
-            format!(
-                "the fill (precondition.occupancy = {}) places this flow's data on its own channels, chips, dies and planes: plane {plane} would hold {pages:.0} pages but only {usable:.0} fit beside the GC reserve; give the flow more of the flash, a smaller working set, or a lower occupancy",
-                config.precondition.occupancy
-            ),
-        ));
-    }
-    Ok(())
+    load.iter().all(|l| l + rest <= usable)
 }
 
 /// Random stream id of a flow's request generator.
