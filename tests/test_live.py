@@ -100,6 +100,8 @@ def test_the_fio_example_verifies_256_mib_over_four_queues(tmp_path: Path) -> No
             text=True,
             timeout=600,
             env={**os.environ, "SSDLAB_SOCKET": uri.split("socket=")[1]},
+            # fio saves its verify state (local-<job>-verify.state) in the working directory.
+            cwd=tmp_path,
         )
         assert done.returncode == 0, done.stdout[-2000:] + done.stderr
         report = json.loads(done.stdout[done.stdout.index("{") :])

@@ -28,19 +28,21 @@ pytestmark = pytest.mark.skipif(
 CASES = "rr-qd32,sw64k-qd8,rr-qd32-cmt,rw-qd32-wcache"
 
 
-def test_compat_mode_agrees_with_mqsim_on_loaded_cases(tmp_path: Path) -> None:
+def run_harness(script: str, out: Path, *args: str) -> list[dict]:
+    """Runs validation/<script> with `args`, writing to `out`; its table.json rows."""
     done = subprocess.run(
-        [
-            *(sys.executable, str(REPO_ROOT / "validation/vs_mqsim.py")),
-            *("--cases", CASES, "--requests", "5000", "--models", "mqsim"),
-            *("--out", str(tmp_path)),
-        ],
+        [sys.executable, str(REPO_ROOT / "validation" / script), *args, "--out", str(out)],
         capture_output=True,
         text=True,
         timeout=900,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    rows = json.loads((tmp_path / "table.json").read_text())
+    return json.loads((out / "table.json").read_text())
+
+
+def test_compat_mode_agrees_with_mqsim_on_loaded_cases(tmp_path: Path) -> None:
+    args = ("--cases", CASES, "--requests", "5000", "--models", "mqsim")
+    rows = run_harness("vs_mqsim.py", tmp_path, *args)
     assert {r["case"] for r in rows} == set(CASES.split(","))
     for r in rows:
         assert r["mqsim_requests"] == r["ssdlab_requests"] == 5000
@@ -101,17 +103,8 @@ def test_the_papers_cmt_setup_runs_in_ssdlab(tmp_path: Path) -> None:
     five randomness points. With each flow's data and translation pages on its own channels
     the flows do not slow each other down (MQSim @7ec40e3 measures 1.00 at both ends: its
     sequential Flow-1 misses the CMT on every request even alone, so there is nothing to lose)."""
-    done = subprocess.run(
-        [
-            *(sys.executable, str(REPO_ROOT / "validation/paper_setups.py")),
-            *("--studies", "cmt", "--simulators", "ssdlab-compat", "--out", str(tmp_path)),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    rows = json.loads((tmp_path / "table.json").read_text())
+    args = ("--studies", "cmt", "--simulators", "ssdlab-compat")
+    rows = run_harness("paper_setups.py", tmp_path, *args)
     assert [r["point"] for r in rows] == [f"Flow-2 {p}% random" for p in (0, 25, 50, 75, 100)]
     slowdowns = [s for r in rows for s in r["ssdlab-compat"]["slowdowns"]]
     assert all(abs(s - 1) < 0.05 for s in slowdowns), slowdowns

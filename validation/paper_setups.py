@@ -42,6 +42,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import vs_mqsim
+from ssdlab.api import fairness_metrics
 
 OUT = vs_mqsim.ROOT / "results" / "paper_setups"
 SIMULATORS = ("mqsim", "ssdlab-compat", "ssdlab-default")
@@ -229,12 +230,18 @@ def runs_of(point: Point, simulator: str) -> tuple[Run, list[Run]]:
 
 
 def metrics(shared: list[dict[str, float]], alone: list[list[dict[str, float]]]) -> dict:
-    """Slowdowns, fairness and weighted speedup from mean response times (as common.py)."""
-    slowdowns = [s["mean_us"] / a[0]["mean_us"] for s, a in zip(shared, alone, strict=True)]
+    """Slowdowns, fairness and weighted speedup from mean response times, by the one formula
+    of the API (`ssdlab.api.fairness_metrics`)."""
+    names = [f"flow-{i + 1}" for i in range(len(shared))]
+    result, _ = fairness_metrics(
+        names,
+        {n: s["mean_us"] for n, s in zip(names, shared, strict=True)},
+        {n: a[0]["mean_us"] for n, a in zip(names, alone, strict=True)},
+    )
     return {
-        "slowdowns": [round(s, 3) for s in slowdowns],
-        "fairness": round(min(slowdowns) / max(slowdowns), 3),
-        "weighted_speedup": round(sum(1 / s for s in slowdowns), 3),
+        "slowdowns": [round(result.slowdown.get(n, float("nan")), 3) for n in names],
+        "fairness": round(result.fairness, 3),
+        "weighted_speedup": round(result.weighted_speedup, 3),
         "shared_mean_us": [round(s["mean_us"], 1) for s in shared],
         "alone_mean_us": [round(a[0]["mean_us"], 1) for a in alone],
         "shared_requests": [s["requests"] for s in shared],

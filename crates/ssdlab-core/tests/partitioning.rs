@@ -155,3 +155,14 @@ fn a_partitioned_flows_translation_reads_stay_on_its_channels() {
     let u = &r.device.flash.channel_utilisation;
     assert!(u[0] > 0.1 && u[1] < 0.002, "victim's reads and translation reads on channel 0 only: {u:?}");
 }
+
+/// A confined flow whose working set cannot fit on its planes is preconditioned over the whole
+/// device, as before flows were confined, and the results say so.
+#[test]
+fn a_confined_working_set_too_big_for_its_planes_is_spread_with_a_warning() {
+    let text = device().replace("address_domains = \"per-flow\"", "address_domains = \"shared\"");
+    let r = run(&format!("{text}\n{VICTIM}channels = [0]\n"));
+    assert!(r.warnings.iter().any(|w| w.contains("do not fit there")), "{:?}", r.warnings);
+    let u = &r.device.flash.channel_utilisation;
+    assert!(u[0] > 0.0 && u[1] > 0.0, "its reads find data on both channels: {u:?}");
+}

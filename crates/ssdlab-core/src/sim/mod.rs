@@ -242,7 +242,7 @@ impl Simulation {
         let geometry = Geometry::new(&config);
         let timing = FlashTiming::new(&config);
         let mut placement = crate::ftl::placement::Placement::new(&config, &geometry)?;
-        check_partition_space(&config, &geometry, &mut placement)?;
+        let placement_warning = check_partition_space(&config, &geometry, &mut placement)?;
         let flows = build_flows(&config, &geometry, &placement, base_dir)?;
         let setup_started = Instant::now();
         let fill_started = Instant::now();
@@ -294,7 +294,7 @@ impl Simulation {
             finished: false,
             wall: WallDuration::ZERO,
             setup_wall: WallDuration::ZERO,
-            warnings: Vec::new(),
+            warnings: placement_warning.into_iter().collect(),
             completion_log: None,
             series: crate::stats::TimeSeries::for_config(&config),
             records: None,
@@ -551,19 +551,22 @@ impl Simulation {
     }
 }
 
-/// With separate address domains, each flow's slice must fit on the planes it may use.
+/// With separate address domains, each flow's slice must fit on the planes it may use. With a
+/// shared domain, confined flows' working sets are preconditioned on their own planes when they
+/// fit there; otherwise over the whole device, with the warning this returns.
 fn check_partition_space(
     config: &Config,
     geometry: &Geometry,
     placement: &mut crate::ftl::placement::Placement,
-) -> Result<(), ConfigError> {
+) -> Result<Option<String>, ConfigError> {
     if config.ftl.address_domains != crate::config::AddressDomains::PerFlow {
-        if !confined_fill_fits(config, geometry, placement) {
-            // The flows' working sets overlap or outgrow their planes: their data is placed by
-            // static allocation over the whole device, as before flows were confined at all.
-            placement.forget_confined_working_sets();
+        if confined_fill_fits(config, geometry, placement) {
+            return Ok(None);
         }
-        return Ok(());
+        placement.forget_confined_working_sets();
+        return Ok(Some(
+            "the working sets of the flows confined to some channels, chips, dies or planes do not fit there at this occupancy: preconditioning places their data over the whole device (static allocation), and only their new writes go to their own planes".into(),
+        ));
     }
     let mut load = vec![0f64; geometry.planes as usize];
     for f in 0..config.flows.len() {
@@ -586,15 +589,15 @@ fn check_partition_space(
             ),
         ));
     }
-    Ok(())
+    Ok(None)
 }
 
 /// With a shared domain, a fill places each confined flow's working set on the flow's planes
 /// (`Placement::owner`) when it fits there beside the GC reserve, with the rest of the filled
 /// space spread over every plane.
 fn confined_fill_fits(config: &Config, geometry: &Geometry, placement: &crate::ftl::placement::Placement) -> bool {
-    let confined = placement.confined_working_sets();
     use crate::config::PreconditionMode;
+    let confined = placement.confined_working_sets();
     let mode = config.precondition.mode;
     if confined.is_empty() || !matches!(mode, PreconditionMode::Fill | PreconditionMode::Steady) {
         return true;
