@@ -129,6 +129,7 @@ def test_run_the_xml_pair_writes_one_results_file_per_scenario(run_cli, tmp_path
         "compat": "default",
         "die_commands": "independent",
         "partial_page_transfer": False,
+        "channel_arbitration": "in-order",
         "translation_pages_at_start": "mapped",
         "translation_write_back": "program",
         "reads_map_unwritten_pages": False,
@@ -151,6 +152,7 @@ def test_compat_mqsim_is_named_first_and_recorded(run_cli, tmp_path):
     assert data["config"]["compat"] == "mqsim", "the config as given"
     assert data["model"]["compat"] == "mqsim"
     assert data["model"]["die_commands"] == "one-per-chip", "as it ran"
+    assert data["model"]["channel_arbitration"] == "data-out-first"
 
 
 @needs_samples

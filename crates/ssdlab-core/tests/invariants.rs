@@ -62,15 +62,17 @@ fn case_strategy() -> impl Strategy<Value = Case> {
                 prop::sample::select(vec!["shared", "partitioned"]),
                 prop::sample::select(vec!["nvme", "sata", "ufs"]),
                 prop::sample::select(vec!["none", "program", "erase", "program-erase"]),
+                prop::sample::select(vec!["independent", "one-per-chip"]),
+                prop::sample::select(vec!["in-order", "data-out-first"]),
             ),
         ),
         prop::collection::vec(flow_strategy(), 1..=3),
         any::<u64>(),
     )
-        .prop_map(|((ch, chips, dies, planes), (blocks, pages, page_size), (op, occupancy, spread, dispatch, policy, wl_threshold, ideal, scheduling, arbitration, preemptible, (cache_kib, cache_sharing, interface, suspension)), flows, seed)| {
+        .prop_map(|((ch, chips, dies, planes), (blocks, pages, page_size), (op, occupancy, spread, dispatch, policy, wl_threshold, ideal, scheduling, arbitration, preemptible, (cache_kib, cache_sharing, interface, suspension, die_commands, channel_arbitration)), flows, seed)| {
             let layout = if spread { "spread" } else { "packed" };
             let toml = format!(
-                "seed = {seed}\n[host]\ninterface = \"{interface}\"\nsata_processing_delay = \"2us\"\narbitration = \"{arbitration}\"\nmax_requests_in_device = 6\n[controller]\nscheduling = \"{scheduling}\"\ndispatch_read = \"{dispatch}\"\ndispatch_write = \"{dispatch}\"\n[ftl]\npreemptible_gc = {preemptible}\ncopyback = {preemptible}\nover_provisioning = {op:.3}\ngc_policy = \"{policy}\"\nstatic_wear_leveling_threshold = {wl_threshold}\nideal_mapping = {ideal}\ncmt_capacity = \"1KiB\"\n[flash]\nchannels = {ch}\nchips_per_channel = {chips}\ndies_per_chip = {dies}\nplanes_per_die = {planes}\nblocks_per_plane = {blocks}\npages_per_block = {pages}\npage_size = \"{page_size}\"\nsuspension = \"{suspension}\"\n[flash.timing]\nsuspend_program = \"10us\"\nsuspend_erase = \"20us\"\nsuspend_program_min_remaining = \"50us\"\nsuspend_erase_min_remaining = \"100us\"\n[precondition]\nmode = \"fill\"\noccupancy = {occupancy:.3}\nlayout = \"{layout}\"\n[cache]\ncapacity = \"{cache_kib}KiB\"\nsharing = \"{cache_sharing}\"\n{}",
+                "seed = {seed}\n[host]\ninterface = \"{interface}\"\nsata_processing_delay = \"2us\"\narbitration = \"{arbitration}\"\nmax_requests_in_device = 6\n[controller]\nscheduling = \"{scheduling}\"\ndispatch_read = \"{dispatch}\"\ndispatch_write = \"{dispatch}\"\n[ftl]\npreemptible_gc = {preemptible}\ncopyback = {preemptible}\nover_provisioning = {op:.3}\ngc_policy = \"{policy}\"\nstatic_wear_leveling_threshold = {wl_threshold}\nideal_mapping = {ideal}\ncmt_capacity = \"1KiB\"\n[flash]\nchannels = {ch}\nchips_per_channel = {chips}\ndies_per_chip = {dies}\nplanes_per_die = {planes}\nblocks_per_plane = {blocks}\npages_per_block = {pages}\npage_size = \"{page_size}\"\nsuspension = \"{suspension}\"\ndie_commands = \"{die_commands}\"\nchannel_arbitration = \"{channel_arbitration}\"\n[flash.timing]\nsuspend_program = \"10us\"\nsuspend_erase = \"20us\"\nsuspend_program_min_remaining = \"50us\"\nsuspend_erase_min_remaining = \"100us\"\n[precondition]\nmode = \"fill\"\noccupancy = {occupancy:.3}\nlayout = \"{layout}\"\n[cache]\ncapacity = \"{cache_kib}KiB\"\nsharing = \"{cache_sharing}\"\n{}",
                 flows.join("\n")
             );
             Case { toml }

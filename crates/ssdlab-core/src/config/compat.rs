@@ -7,7 +7,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::flash::DieCommands;
+use super::flash::{ChannelArbitration, DieCommands};
 use super::mapping::MappingEntrySizes;
 use super::{Config, Destage, DramModel, SerialAccessTime, TranslationPagesAtStart, TranslationWriteBack};
 
@@ -19,7 +19,7 @@ pub enum Compat {
     #[default]
     Default,
     /// MQSim @7ec40e3 (Tavakkol et al., FAST 2018) where it differs: one command per chip,
-    /// partial-page transfers, the whole mapping table on flash from the start, translation
+    /// read data out before new commands on a channel, partial-page transfers, the whole mapping table on flash from the start, translation
     /// pages never programmed, reads that map unwritten pages, cold writes through the cache at
     /// once, and its DRAM access-time arithmetic.
     Mqsim,
@@ -43,6 +43,7 @@ impl Config {
         let flash = &mut self.flash;
         flash.die_commands.get_or_insert(choose(mqsim, DieCommands::OnePerChip));
         flash.partial_page_transfer.get_or_insert(mqsim);
+        flash.channel_arbitration.get_or_insert(choose(mqsim, ChannelArbitration::DataOutFirst));
         let ftl = &mut self.ftl;
         ftl.translation_pages_at_start.get_or_insert(choose(mqsim, TranslationPagesAtStart::All));
         ftl.translation_write_back.get_or_insert(choose(mqsim, TranslationWriteBack::HoldInDram));
@@ -62,6 +63,7 @@ impl Config {
             compat: self.compat,
             die_commands: self.flash.die_commands.unwrap_or_default(),
             partial_page_transfer: self.flash.partial_page_transfer.unwrap_or(false),
+            channel_arbitration: self.flash.channel_arbitration.unwrap_or_default(),
             translation_pages_at_start: self.ftl.translation_pages_at_start.unwrap_or_default(),
             translation_write_back: self.ftl.translation_write_back.unwrap_or_default(),
             reads_map_unwritten_pages: self.ftl.reads_map_unwritten_pages.unwrap_or(false),
@@ -90,6 +92,7 @@ pub struct ModelSummary {
     pub compat: Compat,
     pub die_commands: DieCommands,
     pub partial_page_transfer: bool,
+    pub channel_arbitration: ChannelArbitration,
     pub translation_pages_at_start: TranslationPagesAtStart,
     pub translation_write_back: TranslationWriteBack,
     pub reads_map_unwritten_pages: bool,

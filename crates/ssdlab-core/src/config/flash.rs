@@ -65,6 +65,13 @@ pub struct FlashConfig {
     /// false, or true under `compat = "mqsim"`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub partial_page_transfer: Option<bool>,
+    /// Who takes a busy channel next: `in-order` (each command and each read's data out in the
+    /// order it asks for the channel) or `data-out-first` (MQSim's ONFI PHY: read data waiting
+    /// in a page register goes before any new command, and a command goes only to an idle
+    /// channel, one chip at a time in round robin; `flash/channel.rs`). Unset: `in-order`, or
+    /// `data-out-first` under `compat = "mqsim"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub channel_arbitration: Option<ChannelArbitration>,
     /// Cell operation and suspension timings.
     pub timing: TimingConfig,
 }
@@ -85,6 +92,15 @@ pub enum DieCommands {
     #[default]
     Independent,
     OnePerChip,
+}
+
+/// See [`FlashConfig::channel_arbitration`].
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum ChannelArbitration {
+    #[default]
+    InOrder,
+    DataOutFirst,
 }
 
 impl FlashConfig {
@@ -120,6 +136,7 @@ impl Default for FlashConfig {
             suspension: Suspension::Erase,
             die_commands: None,
             partial_page_transfer: None,
+            channel_arbitration: None,
             timing: TimingConfig::default(),
         }
     }

@@ -33,7 +33,10 @@ pub use cache_org::{CacheOrganisation, CacheShape, Replacement};
 pub use compat::{Compat, ModelSummary};
 pub use data::DataConfig;
 pub use dram::{DramConfig, DramModel, PagePolicy, SerialAccessTime};
-pub use flash::{CellTechnology, DieCommands, FlashConfig, PageTypeLatency, PageTypeLayout, Suspension, TimingConfig};
+pub use flash::{
+    CellTechnology, ChannelArbitration, DieCommands, FlashConfig, PageTypeLatency, PageTypeLayout, Suspension,
+    TimingConfig,
+};
 pub use flow::{AddressPattern, BlkparseEvent, FlowConfig, FlowKind, RequestSize, TraceDevice, TraceFormat, TraceOps};
 pub use host_ocssd::{GcCopy, HostPlacement, OpenChannelConfig};
 pub use host_ufs::{RateSeries, UfsConfig, UPIU_HEADER_BYTES};
@@ -74,7 +77,7 @@ pub struct Config {
     /// Whose behaviour the model follows where simulators and drives differ: `default`
     /// (ssdlab's) or `mqsim` (MQSim's, to compare side by side). Each difference is a key of its
     /// own as well (`flash.die_commands`, `flash.partial_page_transfer`,
-    /// `ftl.translation_pages_at_start`, `ftl.translation_write_back`,
+    /// `flash.channel_arbitration`, `ftl.translation_pages_at_start`, `ftl.translation_write_back`,
     /// `ftl.reads_map_unwritten_pages`, `ftl.mapping_entry_sizes`,
     /// `controller.translation_reads_first`, `controller.suspend_for_reads`, `cache.destage`,
     /// `dram.serial_access_time`);

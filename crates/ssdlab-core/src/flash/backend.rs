@@ -5,9 +5,11 @@
 //! channel, cell time by page type) and counts them; `sim/flash_path.rs` and
 //! `sim/suspension.rs` turn those times into events and charge them to the transactions.
 
+use super::channel::ChannelArbiter;
 use super::suspension::SuspensionRules;
 use super::timing::FlashTiming;
 use super::Geometry;
+use crate::config::flash::ChannelArbitration;
 use crate::config::Config;
 use crate::ftl::transaction::Class;
 use crate::ftl::tsu::Batch;
@@ -23,6 +25,8 @@ pub struct DieState {
     /// The cell operation of the current batch (for suspension).
     pub cell_start: SimTime,
     pub cell_end: SimTime,
+    /// When a read's data was ready in the page registers (it may wait for the channel).
+    pub data_ready_at: SimTime,
     /// Advanced when a program or erase is suspended, so its scheduled end is ignored.
     pub gen: u32,
     pub suspended: Option<Suspended>,
@@ -70,6 +74,8 @@ pub struct FlashBackend {
     /// `sectors_per_page`.
     pub partial_page_transfer: bool,
     pub sectors_per_page: u64,
+    /// Under `flash.channel_arbitration = "data-out-first"`: read data before new commands.
+    pub arbiter: Option<ChannelArbiter>,
     /// When a read may suspend a program or erase (`flash/suspension.rs`).
     pub suspension: SuspensionRules,
     pub counters: FlashCounters,
@@ -83,6 +89,7 @@ impl FlashBackend {
             picked_at: 0,
             cell_start: 0,
             cell_end: 0,
+            data_ready_at: 0,
             gen: 0,
             suspended: None,
         };
@@ -98,6 +105,8 @@ impl FlashBackend {
             one_command_per_chip: config.flash.one_command_per_chip(),
             partial_page_transfer: config.flash.partial_page_transfer == Some(true),
             sectors_per_page: geometry.sectors_per_page,
+            arbiter: (config.flash.channel_arbitration == Some(ChannelArbitration::DataOutFirst))
+                .then(|| ChannelArbiter::new(geometry.channels, geometry.chips_per_channel)),
             suspension: SuspensionRules::new(config),
             counters: FlashCounters::default(),
         }

@@ -1,6 +1,7 @@
 //! The flash back end: geometry, cell timing and the channel / die state machines.
 
 pub mod backend;
+pub mod channel;
 pub mod suspension;
 pub mod timing;
 

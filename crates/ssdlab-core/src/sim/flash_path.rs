@@ -259,7 +259,7 @@ impl Simulation {
 
     /// The order in which `die` serves its queues: GC first while one of its planes is short
     /// of space (or GC is not preemptible), user work first otherwise.
-    fn service_order(&self, die: u32) -> &'static [Class; CLASSES] {
+    pub(super) fn service_order(&self, die: u32) -> &'static [Class; CLASSES] {
         let g = &self.ftl.geometry;
         let first_plane = die * g.planes_per_die;
         let urgent = (first_plane..first_plane + g.planes_per_die).any(|p| self.ftl.gc_is_urgent(p));
@@ -297,7 +297,7 @@ impl Simulation {
 
     /// The channel the die is on.
     #[inline]
-    fn channel_of_die(&self, die: u32) -> usize {
+    pub(super) fn channel_of_die(&self, die: u32) -> usize {
         self.ftl.geometry.channel_of_chip(self.ftl.geometry.chip_of_die(die)) as usize
     }
 
@@ -361,15 +361,29 @@ impl Simulation {
                 self.schedule_cell_end(die, sent, cell);
             }
         }
+        self.note_channel_use(channel);
     }
 
-    /// The read data leaves the page registers over the channel, one plane after another.
+    /// The read data leaves the page registers over the channel, one plane after another (or
+    /// waits for its turn, `sim/channel_path.rs`).
     pub(super) fn on_cell_read_done(&mut self, die: u32) {
+        let class = self.backend.dies[die as usize].batch.class;
+        self.backend.dies[die as usize].data_ready_at = self.now();
+        if self.data_out_or_wait(die, class) {
+            self.send_data_out(die);
+        }
+    }
+
+    pub(super) fn send_data_out(&mut self, die: u32) {
         let batch = self.backend.dies[die as usize].batch;
         let bytes: u64 = batch.ids().iter().map(|&id| self.txns.get(id).sectors as u64 * SECTOR_BYTES).sum();
         let now = self.now();
-        let done = self.backend.data_out(batch.class, self.channel_of_die(die), now, bytes);
-        self.charge_batch(die, &[(Step::ChannelData, done - now)]);
+        let channel = self.channel_of_die(die);
+        let done = self.backend.data_out(batch.class, channel, now, bytes);
+        // Any wait for the channel since the data was ready counts as channel time.
+        let ready = self.backend.dies[die as usize].data_ready_at;
+        self.charge_batch(die, &[(Step::ChannelData, done - ready)]);
+        self.note_channel_use(channel);
         let gen = self.backend.dies[die as usize].gen;
         self.queue.schedule(done, Event::DieDone { die, gen });
     }

@@ -140,9 +140,7 @@ impl Simulation {
         while self.queue.peek_time().is_some_and(|t| t <= time) {
             let (_, event) = self.queue.pop().expect("peeked");
             self.handle(event)?;
-            while let Some(die) = self.touched_dies.pop() {
-                self.service_die(die);
-            }
+            self.service_touched_dies();
             handled += 1;
             if handled.is_multiple_of(4096) {
                 self.host_watchdog()?;

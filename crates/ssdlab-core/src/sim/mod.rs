@@ -9,6 +9,7 @@
 
 mod backing_file;
 mod cache_path;
+mod channel_path;
 mod data_path;
 mod dram_path;
 mod flash_path;
@@ -70,6 +71,9 @@ enum Event {
     /// The die's current batch is done (data out, program or erase finished). `gen` tells a
     /// program or erase that was suspended (and will end later) from the current one.
     DieDone { die: u32, gen: u32 },
+    /// The channel has finished its current use (only under `flash.channel_arbitration =
+    /// "data-out-first"`, where the next use waits for it).
+    ChannelFree { channel: u32 },
     /// The die has suspended its program or erase and may serve reads.
     Suspended { die: u32 },
     /// The completion entry has been posted in the flow's completion queue.
@@ -178,6 +182,8 @@ pub struct Simulation {
     requests_in_device: u32,
     /// Dies that may have work to start once the current event is handled.
     touched_dies: Vec<u32>,
+    /// Scratch for the channels of touched dies (`channel_path.rs`), kept to avoid allocating.
+    touched_channels: Vec<u32>,
     /// The flash back end: dies, channels, the dispatcher and their counters.
     backend: crate::flash::backend::FlashBackend,
     /// When a host request last completed, and how long the watchdog lets the run go without.
@@ -284,6 +290,7 @@ impl Simulation {
             },
             requests_in_device: 0,
             touched_dies: Vec::with_capacity(64),
+            touched_channels: Vec::with_capacity(64),
             last_progress: 0,
             stall_timeout_ps: config.run.stall_timeout.as_ref().map_or(10 * crate::time::PS_PER_S, |d| d.value),
             mapping: mapping_path::MappingState::new(&config, g),
@@ -354,9 +361,7 @@ impl Simulation {
                 break;
             };
             self.handle(event)?;
-            while let Some(die) = self.touched_dies.pop() {
-                self.service_die(die);
-            }
+            self.service_touched_dies();
         }
         Ok(self.finished)
     }
@@ -383,6 +388,7 @@ impl Simulation {
                     self.on_die_done(die);
                 }
             }
+            Event::ChannelFree { channel } => self.on_channel_free(channel),
             Event::Suspended { die } => self.on_suspended(die),
             Event::RequestCompleted { request } => self.on_request_completed(request),
             Event::CacheAccessDone { request } => self.on_cache_access_done(request),
