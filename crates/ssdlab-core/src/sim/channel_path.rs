@@ -51,27 +51,12 @@ impl Simulation {
         }
     }
 
-    /// The die of `chip` that takes the next command: the one whose next transaction comes
-    /// first in service order and priority, the oldest among equals (MQSim's queues are per
-    /// chip: the first non-empty queue's head names the die). None while the chip is busy under
-    /// one command per chip.
-    fn die_to_serve(&self, chip: u32) -> Option<u32> {
-        let g = &self.ftl.geometry;
-        let first = chip * g.dies_per_chip;
-        let dies = first..first + g.dies_per_chip;
-        let busy = |d: u32| self.backend.dies[d as usize].busy;
-        if self.backend.one_command_per_chip && dies.clone().any(busy) {
-            return None;
-        }
-        dies.filter(|&d| !busy(d))
-            .filter_map(|d| self.tsu.next_pick(d, &self.txns, self.service_order(d)).map(|pick| (pick, d)))
-            .min()
-            .map(|(_, d)| d)
-    }
-
     /// A read finished sensing: whether its data may go out now (the channel is free and no
     /// other data waits); otherwise it waits its turn.
     pub(super) fn data_out_or_wait(&mut self, die: u32, class: Class) -> bool {
+        if self.backend.arbiter.is_none() {
+            return true;
+        }
         let channel = self.channel_of_die(die);
         let needs_channel = !(self.backend.copyback && class == Class::GcRead);
         let busy = self.backend.channel_free_at[channel] > self.now();

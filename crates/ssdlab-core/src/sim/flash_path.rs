@@ -266,6 +266,24 @@ impl Simulation {
         self.tsu.service_order(urgent)
     }
 
+    /// The die of `chip` that takes the next command: the one whose next transaction comes
+    /// first in service order and priority, the oldest among equals (MQSim's queues are per
+    /// chip: the first non-empty queue's head names the die). None while the chip is busy under
+    /// one command per chip.
+    pub(super) fn die_to_serve(&self, chip: u32) -> Option<u32> {
+        let g = &self.ftl.geometry;
+        let first = chip * g.dies_per_chip;
+        let dies = first..first + g.dies_per_chip;
+        let busy = |d: u32| self.backend.dies[d as usize].busy;
+        if self.backend.one_command_per_chip && dies.clone().any(busy) {
+            return None;
+        }
+        dies.filter(|&d| !busy(d))
+            .filter_map(|d| self.tsu.next_pick(d, &self.txns, self.service_order(d)).map(|pick| (pick, d)))
+            .min()
+            .map(|(_, d)| d)
+    }
+
     /// Under one command per chip (MQSim, `flash.die_commands`) a die may start only when no
     /// other die of its chip is busy: the dies of a chip never overlap.
     fn blocked_by_chip(&self, die: u32) -> bool {
@@ -404,14 +422,9 @@ impl Simulation {
         let g = &self.ftl.geometry;
         let (first, n) = (g.chip_of_die(die) * g.dies_per_chip, g.dies_per_chip);
         if self.backend.one_command_per_chip {
-            // The chip is idle: the die whose next transaction comes first in service order
-            // and priority goes first, the oldest among equals (MQSim's queues are per chip:
-            // it takes the first non-empty queue and issues to the die of its head); the
+            // The chip is idle: its die that ranks first goes first (`die_to_serve`), the
             // others wait for the chip again. Dies are serviced last in, first out.
-            let oldest = (first..first + n)
-                .filter_map(|d| self.tsu.next_pick(d, &self.txns, self.service_order(d)).map(|pick| (pick, d)))
-                .min()
-                .map(|(_, d)| d);
+            let oldest = self.die_to_serve(g.chip_of_die(die));
             self.touched_dies.extend(first..first + n);
             self.touched_dies.extend(oldest);
         } else if self.tsu.policy() == Scheduling::Fifo {
