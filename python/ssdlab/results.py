@@ -179,6 +179,9 @@ class DeviceResults(_Document):
     cache: CacheStats
     logical_capacity_bytes: int
     physical_capacity_bytes: int
+    longest_completion_gap_us: float = 0.0
+    """The longest stretch of simulated time in which the device held requests and none
+    completed: where the host sees the drive stall (e.g. GC that does not yield)."""
 
 
 class CmtStats(_Document):

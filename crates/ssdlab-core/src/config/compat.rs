@@ -19,7 +19,7 @@ pub enum Compat {
     #[default]
     Default,
     /// MQSim @7ec40e3 (Tavakkol et al., FAST 2018) where it differs: one command per chip,
-    /// read data out before new commands on a channel, partial-page transfers, the whole mapping table on flash from the start, translation
+    /// read data out before new commands on a channel, partial-page transfers, GC ahead of host writes, the whole mapping table on flash from the start, translation
     /// pages never programmed, reads that map unwritten pages, cold writes through the cache at
     /// once, and its DRAM access-time arithmetic.
     Mqsim,
@@ -49,6 +49,8 @@ impl Config {
         ftl.translation_write_back.get_or_insert(choose(mqsim, TranslationWriteBack::HoldInDram));
         ftl.reads_map_unwritten_pages.get_or_insert(mqsim);
         ftl.mapping_entry_sizes.get_or_insert(choose(mqsim, MappingEntrySizes::Mqsim));
+        let victims_collected = !matches!(ftl.mapping, super::MappingFamily::Block | super::MappingFamily::Hybrid);
+        ftl.gc_pacing.get_or_insert(!mqsim && !ftl.preemptible_gc && victims_collected);
         self.controller.translation_reads_first.get_or_insert(mqsim);
         self.controller.suspend_for_reads.get_or_insert(!mqsim);
         self.cache.destage.get_or_insert(choose(mqsim, Destage::ColdAtOnce));
@@ -70,6 +72,7 @@ impl Config {
             translation_reads_first: self.controller.translation_reads_first.unwrap_or(false),
             suspend_for_reads: self.controller.suspend_for_reads.unwrap_or(true),
             mapping_entry_sizes: self.ftl.mapping_entry_sizes.unwrap_or_default(),
+            gc_pacing: self.ftl.gc_pacing.unwrap_or(false),
             destage: self.cache.destage.unwrap_or_default(),
             dram_serial_access_time: self.dram.serial_access_time.unwrap_or_default(),
         }
@@ -99,6 +102,7 @@ pub struct ModelSummary {
     pub translation_reads_first: bool,
     pub suspend_for_reads: bool,
     pub mapping_entry_sizes: MappingEntrySizes,
+    pub gc_pacing: bool,
     pub destage: Destage,
     pub dram_serial_access_time: SerialAccessTime,
 }

@@ -165,6 +165,12 @@ pub fn validate_mapping(config: &Config) -> Result<(), ConfigError> {
             format!("applies to the page-mapped FTL's GC; ftl.mapping = \"{family}\" reclaims space by merges, which are not preemptible"),
         ));
     }
+    if ftl.gc_pacing == Some(true) {
+        return Err(ConfigError::new(
+            "ftl.gc_pacing",
+            format!("applies to the page-mapped FTL's GC; ftl.mapping = \"{family}\" reclaims space by merges, which are not paced"),
+        ));
+    }
     // Every logical block needs a physical block of its plane, and a merge needs one more.
     let f = &config.flash;
     let physical_pages = planes as u64 * f.blocks_per_plane as u64 * f.pages_per_block as u64;

@@ -582,8 +582,28 @@ pub struct FtlConfig {
     /// GC yields to user I/O on a die until one of its planes has fewer erased blocks than
     /// `gc_hard_threshold` of its blocks; then GC goes first again.
     pub preemptible_gc: bool,
-    /// Fraction of a plane's blocks below which preemptible GC stops yielding.
+    /// How GC records the new place of a moved page whose entry is not in the cached mapping
+    /// table: `journal` (default) appends it to a mapping journal in DRAM, and each journal page
+    /// filled (a translation page's worth of entries) costs one translation page written, as
+    /// FTLs that log mapping deltas do; `cached` caches the entry as dirty, so it is written back
+    /// with its translation page when evicted. `cached` evicts host entries for cold GC ones, and
+    /// when GC moves many pages per host page (little spare space) the write-backs it causes need
+    /// more GC than they free: write amplification runs away (649 on MQSim's default drive with
+    /// a whole-drive random writer, issue 16). No effect with `ideal_mapping`.
+    pub gc_map_updates: GcMapUpdates,
+    /// Fraction of a plane's blocks at or below which GC goes ahead of host writes, whether it is
+    /// paced or preemptible: the floor where host writes finally wait.
     pub gc_hard_threshold: f64,
+    /// GC paced against host writes, as real firmware does: while a plane collects a victim,
+    /// each host (or translation) page written on it owes the page moves that reclaim its room
+    /// (the victim's valid pages per page it frees), and GC goes ahead of host writes on the die
+    /// only while moves are owed; otherwise host writes go first and GC runs when the die has
+    /// nothing else to do. Below `gc_hard_threshold` GC goes first regardless. Off: GC always goes
+    /// ahead of host writes (MQSim without preemptible GC), which after steady state can stall
+    /// the host for seconds (issue 16). Unset: on, or off under `compat = "mqsim"`, with
+    /// `preemptible_gc`, or with `block` / `hybrid` mapping (their merges are not GC victims).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gc_pacing: Option<bool>,
     /// GC moves use the chip's copyback: the page stays in the plane's register, no channel transfer.
     pub copyback: bool,
     /// Address-mapping family: `page` (default: today's page-level FTL), `block`, `hybrid` or
@@ -595,6 +615,15 @@ pub struct FtlConfig {
     pub super_page_pages: Option<u32>,
     /// Super-page: a partial update's `read-modify-write` (default) or `remap` (Amber's tweak).
     pub super_page_update: SuperPageUpdate,
+}
+
+/// See [`FtlConfig::gc_map_updates`].
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum GcMapUpdates {
+    #[default]
+    Journal,
+    Cached,
 }
 
 /// See [`FtlConfig::translation_write_back`].
@@ -653,6 +682,8 @@ impl Default for FtlConfig {
             pe_cycle_limit: 10_000,
             preemptible_gc: false,
             gc_hard_threshold: 0.005,
+            gc_pacing: None,
+            gc_map_updates: GcMapUpdates::Journal,
             copyback: false,
             mapping: MappingFamily::Page,
             log_blocks_per_data_block: DEFAULT_LOG_BLOCKS_PER_DATA_BLOCK,

@@ -236,6 +236,12 @@ fn validate_ftl(config: &Config) -> Result<(), ConfigError> {
     at_least_one("ftl.gc_rga_candidates", ftl.gc_rga_candidates)?;
     at_least_one("ftl.static_wear_leveling_threshold", ftl.static_wear_leveling_threshold)?;
     at_least_one("ftl.pe_cycle_limit", ftl.pe_cycle_limit)?;
+    if ftl.preemptible_gc && ftl.gc_pacing == Some(true) {
+        return Err(ConfigError::new(
+            "ftl.gc_pacing",
+            "paced GC and ftl.preemptible_gc are two ways to let host writes pass GC; choose one (preemptible GC yields entirely until the hard threshold, paced GC takes its share per host write)",
+        ));
+    }
     fraction("ftl.gc_hard_threshold", ftl.gc_hard_threshold, true, true)?;
     if ftl.gc_hard_threshold >= ftl.gc_threshold {
         return Err(ConfigError::new(

@@ -32,6 +32,50 @@ pub struct PlaneGc {
     pub victim: u32,
     /// Page moves started but not finished; the victim is erased when this reaches zero.
     pub pending_moves: u32,
+    /// Paced GC: pages of the victim not yet looked at (its moves start a few at a time).
+    pub next_page: u32,
+    /// Paced GC: the last victim was a GC one, so static wear leveling may take the next turn.
+    wear_leveling_turn: bool,
+    /// Paced GC: page moves owed to the pages written on the plane while it collects, in
+    /// 1/[`PACING_UNIT`] moves (negative: moves done ahead, in idle time).
+    owed_moves: i64,
+    /// Paced GC: moves each page written owes, in 1/[`PACING_UNIT`] moves: valid pages per page
+    /// an erase gives back, over the plane's recent victims.
+    moves_per_page: i64,
+    /// Paced GC: valid pages of the plane's recent victims, a moving average in
+    /// 1/[`PACING_UNIT`] pages (None before its first victim).
+    victim_valid: Option<i64>,
+}
+
+/// Paced GC: moves of one victim under way at once (one read while the previous page's program
+/// waits for the die).
+const PACED_MOVES_IN_FLIGHT: u32 = 2;
+
+/// Fixed-point unit of the paced GC's accounts (a victim's moves per freed page is a fraction).
+const PACING_UNIT: i64 = 256;
+
+/// Where GC work ranks against host writes on a die (most urgent first: a die takes the
+/// smallest rank of its planes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum GcRank {
+    /// GC reads, programs and erases ahead of host writes.
+    First,
+    /// Paced GC owing moves: GC ahead of host writes, one move at a time.
+    Owed,
+    /// All GC work after host work (preemptible GC above its hard threshold, paced GC owing
+    /// nothing): GC runs when the die has nothing else to do.
+    Last,
+}
+
+/// When GC on a plane goes ahead of host writes on its die.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum GcUrgency {
+    /// Always (MQSim without preemptible GC).
+    Always,
+    /// Only at or below the hard threshold (`ftl.preemptible_gc`).
+    AtHardFloor(u32),
+    /// At or below the hard threshold, or while moves are owed (`ftl.gc_pacing`).
+    Paced(u32),
 }
 
 #[derive(Clone, Debug, Default)]
@@ -61,8 +105,7 @@ pub struct Ftl {
     victims: VictimSelector,
     /// Erase-count spread that triggers static wear leveling (None when it is off).
     static_wl_threshold: Option<u32>,
-    /// With preemptible GC: erased blocks at or below which GC stops yielding (None: not preemptible).
-    gc_hard_blocks: Option<u32>,
+    urgency: GcUrgency,
 }
 
 impl Ftl {
@@ -88,10 +131,16 @@ impl Ftl {
             gc_threshold_blocks,
             victims,
             static_wl_threshold,
-            gc_hard_blocks: config
-                .ftl
-                .preemptible_gc
-                .then(|| ((config.ftl.gc_hard_threshold * config.flash.blocks_per_plane as f64).ceil() as u32).max(1)),
+            urgency: {
+                let hard = ((config.ftl.gc_hard_threshold * config.flash.blocks_per_plane as f64).ceil() as u32).max(1);
+                if config.ftl.preemptible_gc {
+                    GcUrgency::AtHardFloor(hard)
+                } else if config.ftl.gc_pacing.unwrap_or(false) {
+                    GcUrgency::Paced(hard)
+                } else {
+                    GcUrgency::Always
+                }
+            },
         };
         // Every erase count is zero while the drive is filled: looking for the least-erased free
         // block would scan the pool for nothing at every block opened.
@@ -249,11 +298,83 @@ impl Ftl {
         (block * g.pages_per_block as u64 + per_plane % g.pages_per_block as u64) as u32
     }
 
-    /// Whether GC on `plane` must go ahead of user I/O: always, unless GC is preemptible and the
-    /// plane still has more erased blocks than the hard threshold.
+    /// Where GC on `plane` ranks against host writes: first always without pacing or
+    /// preemption, at or below the hard threshold of erased blocks, and, when paced, while the
+    /// plane's GC owes moves for the pages written on it.
     #[inline]
-    pub fn gc_is_urgent(&self, plane: u32) -> bool {
-        self.gc_hard_blocks.is_none_or(|hard| self.blocks.free_blocks(plane) <= hard)
+    pub fn gc_rank(&self, plane: u32) -> GcRank {
+        match self.urgency {
+            GcUrgency::Always => GcRank::First,
+            GcUrgency::AtHardFloor(hard) if self.blocks.free_blocks(plane) <= hard => GcRank::First,
+            GcUrgency::AtHardFloor(_) => GcRank::Last,
+            GcUrgency::Paced(hard) => {
+                let gc = &self.gc[plane as usize];
+                if self.blocks.free_blocks(plane) <= hard {
+                    GcRank::First
+                } else if gc.active && gc.owed_moves > 0 {
+                    GcRank::Owed
+                } else {
+                    GcRank::Last
+                }
+            }
+        }
+    }
+
+    /// Paced GC: a host (or translation) page is being programmed on `plane`. While the plane
+    /// collects, the page owes the moves that reclaim its room; a plane that collects nothing
+    /// owes nothing. Charged at dispatch, not when the page is placed, so that GC's share comes
+    /// between queued host writes rather than all before the first of them.
+    #[inline]
+    pub fn note_host_program(&mut self, plane: u32) {
+        if !matches!(self.urgency, GcUrgency::Paced(_)) {
+            return;
+        }
+        let gc = &mut self.gc[plane as usize];
+        if gc.active {
+            gc.owed_moves += gc.moves_per_page;
+        } else {
+            gc.owed_moves = 0;
+        }
+    }
+
+    /// How many of a victim's moves run at once on its plane: all of them, queued when it is
+    /// claimed (MQSim), or under paced GC [`PACED_MOVES_IN_FLIGHT`], the next started as one
+    /// ends. A die's GC queue then holds a few moves per plane, so the moves a plane owes are not
+    /// queued behind a whole victim of its neighbour's (which held host writes for 240 ms on
+    /// MQSim's default drive, issue 16).
+    #[inline]
+    pub fn moves_in_flight(&self) -> Option<u32> {
+        matches!(self.urgency, GcUrgency::Paced(_)).then_some(PACED_MOVES_IN_FLIGHT)
+    }
+
+    /// The next victim of `plane` after an erase, claimed: under paced GC a plane sits just
+    /// below its GC threshold, so static wear leveling, which runs only when no GC is needed,
+    /// would never run; there GC and wear leveling take turns while the plane has more erased
+    /// blocks than the hard threshold. Otherwise (GC first) GC while it is needed, wear leveling
+    /// when not. Returns the victim and whether it is a GC one, or None.
+    pub fn next_victim_after_erase(&mut self, plane: u32, now: SimTime) -> Option<(u32, bool)> {
+        if let GcUrgency::Paced(hard) = self.urgency {
+            let turn = std::mem::replace(&mut self.gc[plane as usize].wear_leveling_turn, false);
+            if turn && self.blocks.free_blocks(plane) > hard {
+                if let Some(victim) = self.begin_static_wear_leveling(plane) {
+                    return Some((victim, false));
+                }
+            }
+        }
+        if self.needs_gc(plane) {
+            let victim = self.begin_gc(plane, now)?;
+            self.gc[plane as usize].wear_leveling_turn = true;
+            return Some((victim, true));
+        }
+        self.begin_static_wear_leveling(plane).map(|victim| (victim, false))
+    }
+
+    /// Paced GC: a victim's page is being programmed on `plane`: one move paid.
+    #[inline]
+    pub fn note_gc_program(&mut self, plane: u32) {
+        if matches!(self.urgency, GcUrgency::Paced(_)) {
+            self.gc[plane as usize].owed_moves -= PACING_UNIT;
+        }
     }
 
     /// Whether `plane` should start a GC: it has none running and too few erased blocks.
@@ -266,7 +387,7 @@ impl Ftl {
     /// reclaim.
     pub fn begin_gc(&mut self, plane: u32, now: SimTime) -> Option<u32> {
         let victim = self.victims.select(&self.blocks, plane, now)?;
-        self.claim_victim(plane, victim);
+        self.claim_victim(plane, victim, true);
         Some(victim)
     }
 
@@ -285,14 +406,33 @@ impl Ftl {
         if self.blocks.erase_count(victim) != least {
             return None;
         }
-        self.claim_victim(plane, victim);
+        self.claim_victim(plane, victim, false);
         self.stats.static_wl_migrations += 1;
         Some(victim)
     }
 
-    fn claim_victim(&mut self, plane: u32, victim: u32) {
+    /// Claims `victim` for collection. GC is paced: collecting a block with `valid` pages frees
+    /// `pages_per_block - valid` pages for `valid` moves, so each page written meanwhile owes
+    /// that ratio, taken over the plane's GC victims (`reclaims`; an average with weight 1/8
+    /// for the newest): randomised victim choice sometimes takes a nearly full block, whose own
+    /// ratio (255 moves per page freed) would hold a host write for a quarter second. Moves owed
+    /// from the previous victim stay owed. A wear-leveling victim frees nothing; while it is
+    /// collected the plane's GC waits, so host writes owe the plane's usual ratio meanwhile.
+    fn claim_victim(&mut self, plane: u32, victim: u32, reclaims: bool) {
         self.blocks.mark_victim(victim);
-        self.gc[plane as usize] = PlaneGc { active: true, victim, pending_moves: 0 };
+        let valid = self.blocks.valid_pages(victim) as i64;
+        let gc = &mut self.gc[plane as usize];
+        gc.active = true;
+        gc.victim = victim;
+        gc.pending_moves = 0;
+        gc.next_page = 0;
+        if reclaims {
+            let valid = valid * PACING_UNIT;
+            let average = gc.victim_valid.map_or(valid, |a| a + (valid - a) / 8);
+            gc.victim_valid = Some(average);
+            let freed = (self.geometry.pages_per_block as i64 * PACING_UNIT - average).max(PACING_UNIT);
+            gc.moves_per_page = average * PACING_UNIT / freed;
+        }
         self.stats.gc_victims += 1;
     }
 

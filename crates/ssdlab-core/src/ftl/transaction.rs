@@ -135,6 +135,28 @@ impl Class {
         Class::Erase,
     ];
 
+    /// Service order under paced GC while a plane of the die owes moves: GC ahead of host
+    /// writes, a victim's page already read programmed before the next one is read (one move
+    /// at a time, each paid as its program starts, so the share stops when the debt is paid).
+    pub const PACED_GC_ORDER: [Class; CLASSES] = [
+        Class::UserRead,
+        Class::MappingRead,
+        Class::GcWrite,
+        Class::GcRead,
+        Class::MappingWrite,
+        Class::Erase,
+        Class::UserWrite,
+    ];
+    pub const PACED_GC_ORDER_TRANSLATION_FIRST: [Class; CLASSES] = [
+        Class::MappingRead,
+        Class::UserRead,
+        Class::GcWrite,
+        Class::GcRead,
+        Class::MappingWrite,
+        Class::Erase,
+        Class::UserWrite,
+    ];
+
     pub fn is_write(self) -> bool {
         matches!(self, Class::UserWrite | Class::GcWrite | Class::MappingWrite)
     }

@@ -6,6 +6,7 @@
 use std::collections::VecDeque;
 
 use super::transaction::{Class, Transaction, CLASSES};
+use super::GcRank;
 use crate::config::Scheduling;
 use crate::engine::Slab;
 use crate::flash::geometry::MAX_PLANES_PER_DIE;
@@ -147,15 +148,18 @@ impl Tsu {
     }
 
     /// The order in which a die serves its queues: GC ahead of user writes while GC is urgent
-    /// on the die (`urgent`), user work first otherwise; translation reads right behind user
-    /// reads, or ahead of them with `controller.translation_reads_first`.
+    /// on the die (one move at a time while paced GC owes moves), user work first otherwise;
+    /// translation reads right behind user reads, or ahead of them with
+    /// `controller.translation_reads_first`.
     #[inline]
-    pub fn service_order(&self, urgent: bool) -> &'static [Class; CLASSES] {
-        match (urgent, self.translation_reads_first) {
-            (true, false) => &Class::ORDER,
-            (false, false) => &Class::PREEMPTIBLE_GC_ORDER,
-            (true, true) => &Class::ORDER_TRANSLATION_FIRST,
-            (false, true) => &Class::PREEMPTIBLE_GC_ORDER_TRANSLATION_FIRST,
+    pub fn service_order(&self, rank: GcRank) -> &'static [Class; CLASSES] {
+        match (rank, self.translation_reads_first) {
+            (GcRank::First, false) => &Class::ORDER,
+            (GcRank::Owed, false) => &Class::PACED_GC_ORDER,
+            (GcRank::Last, false) => &Class::PREEMPTIBLE_GC_ORDER,
+            (GcRank::First, true) => &Class::ORDER_TRANSLATION_FIRST,
+            (GcRank::Owed, true) => &Class::PACED_GC_ORDER_TRANSLATION_FIRST,
+            (GcRank::Last, true) => &Class::PREEMPTIBLE_GC_ORDER_TRANSLATION_FIRST,
         }
     }
 

@@ -8,6 +8,7 @@ use crate::flash::backend::DieState;
 use crate::flash::SECTOR_BYTES;
 use crate::ftl::blocks::Stream;
 use crate::ftl::transaction::{Class, Transaction, TxnKind, CLASSES, NO_REQUEST};
+use crate::ftl::GcRank;
 use crate::stats::breakdown::{Breakdown, Step};
 
 use crate::time::SimTime;
@@ -184,16 +185,26 @@ impl Simulation {
     /// Picks a victim on `plane` and starts collecting it.
     fn start_gc(&mut self, plane: u32) {
         if let Some(victim) = self.ftl.begin_gc(plane, self.queue.now()) {
-            if let Some(fw) = &mut self.firmware {
-                // The victim scan occupies the FTL's core; the moves are queued at once.
-                fw.run(crate::config::firmware::FirmwareStep::Gc, self.queue.now(), 1);
-            }
-            self.collect(plane, victim);
+            self.begin_collecting(plane, victim, true);
         }
     }
 
-    /// Queues a read of each valid page of a claimed victim (GC or wear leveling), then its erase.
+    /// Starts collecting a claimed victim; a GC one's scan first occupies the FTL's core.
+    fn begin_collecting(&mut self, plane: u32, victim: u32, gc: bool) {
+        if let Some(fw) = self.firmware.as_mut().filter(|_| gc) {
+            // The victim scan occupies the FTL's core; the moves are queued at once.
+            fw.run(crate::config::firmware::FirmwareStep::Gc, self.queue.now(), 1);
+        }
+        self.collect(plane, victim);
+    }
+
+    /// Starts moving the valid pages of a claimed victim (GC or wear leveling): a read of each,
+    /// queued at once, or under paced GC a few at a time (`continue_collecting`); then its erase.
     fn collect(&mut self, plane: u32, victim: u32) {
+        if self.ftl.moves_in_flight().is_some() {
+            self.continue_collecting(plane);
+            return;
+        }
         let g = &self.ftl.geometry;
         let first = victim * g.pages_per_block;
         let (written, spp) = (self.ftl.blocks.written_pages(victim), g.sectors_per_page as u32);
@@ -207,6 +218,34 @@ impl Simulation {
         }
         self.ftl.gc[plane as usize].pending_moves = moves;
         if moves == 0 {
+            self.queue_erase(plane);
+        }
+    }
+
+    /// Paced GC: starts the victim's next moves, up to `moves_in_flight`, from the pages not yet
+    /// looked at (a page the host rewrote meanwhile is skipped); erases it after its last move.
+    fn continue_collecting(&mut self, plane: u32) {
+        let window = self.ftl.moves_in_flight().unwrap_or(u32::MAX);
+        let g = &self.ftl.geometry;
+        let spp = g.sectors_per_page as u32;
+        let victim = self.ftl.gc[plane as usize].victim;
+        let first = victim * g.pages_per_block;
+        let written = self.ftl.blocks.written_pages(victim);
+        loop {
+            let gc = &self.ftl.gc[plane as usize];
+            if gc.pending_moves >= window || gc.next_page >= written {
+                break;
+            }
+            let ppa = first + gc.next_page;
+            self.ftl.gc[plane as usize].next_page += 1;
+            if self.ftl.map.is_valid(ppa) {
+                let lpa = self.ftl.map.owner(ppa);
+                self.queue_txn(TxnKind::GcRead, NO_REQUEST, lpa, ppa, spp);
+                self.ftl.gc[plane as usize].pending_moves += 1;
+            }
+        }
+        let gc = &self.ftl.gc[plane as usize];
+        if gc.pending_moves == 0 && gc.next_page >= written {
             self.queue_erase(plane);
         }
     }
@@ -226,6 +265,19 @@ impl Simulation {
         let Some(batch) = self.tsu.next_batch(die, &self.txns, order, reads_only, &self.flow_last_served) else {
             return;
         };
+        match batch.class {
+            Class::UserWrite | Class::MappingWrite => {
+                for &id in batch.ids() {
+                    self.ftl.note_host_program(self.txns.get(id).plane);
+                }
+            }
+            Class::GcWrite => {
+                for &id in batch.ids() {
+                    self.ftl.note_gc_program(self.txns.get(id).plane);
+                }
+            }
+            _ => {}
+        }
         if matches!(batch.class, Class::UserRead | Class::UserWrite) {
             self.picks += 1;
             let flow = self.txns.get(batch.txns[0]).flow as usize;
@@ -262,8 +314,8 @@ impl Simulation {
     pub(super) fn service_order(&self, die: u32) -> &'static [Class; CLASSES] {
         let g = &self.ftl.geometry;
         let first_plane = die * g.planes_per_die;
-        let urgent = (first_plane..first_plane + g.planes_per_die).any(|p| self.ftl.gc_is_urgent(p));
-        self.tsu.service_order(urgent)
+        let rank = (first_plane..first_plane + g.planes_per_die).map(|p| self.ftl.gc_rank(p)).min();
+        self.tsu.service_order(rank.unwrap_or(GcRank::Last))
     }
 
     /// The die of `chip` that takes the next command: the one whose next transaction comes
@@ -513,10 +565,11 @@ impl Simulation {
                     self.note_chunk_reset(block);
                 }
                 self.retry_stalled_writes(t.plane);
-                if self.ftl.needs_gc(t.plane) {
-                    self.start_gc(t.plane);
-                } else if let Some(victim) = self.ftl.begin_static_wear_leveling(t.plane) {
-                    self.collect(t.plane, victim);
+                if self.workload_over() {
+                    // The run is over once its requests are: a plane below its threshold starts no
+                    // new victim (an idle drive would go on collecting; that is not the run's work).
+                } else if let Some((victim, gc)) = self.ftl.next_victim_after_erase(t.plane, self.queue.now()) {
+                    self.begin_collecting(t.plane, victim, gc);
                 }
             }
         }
@@ -548,9 +601,10 @@ impl Simulation {
     }
 
     pub(super) fn gc_move_done(&mut self, plane: u32) {
-        let gc = &mut self.ftl.gc[plane as usize];
-        gc.pending_moves -= 1;
-        if gc.pending_moves == 0 {
+        self.ftl.gc[plane as usize].pending_moves -= 1;
+        if self.ftl.moves_in_flight().is_some() {
+            self.continue_collecting(plane);
+        } else if self.ftl.gc[plane as usize].pending_moves == 0 {
             self.queue_erase(plane);
         }
     }

@@ -53,6 +53,11 @@ impl HostSide {
         side
     }
 
+    /// Whether no outside host drives any flow (a batch run).
+    pub(super) fn drives_nothing(&self) -> bool {
+        self.queue_flows.is_empty()
+    }
+
     fn is_host_flow(&self, flow: u16) -> bool {
         self.flow_queue.get(flow as usize).is_some_and(|&q| q != u16::MAX)
     }

@@ -128,6 +128,9 @@ impl Simulation {
             if let Some(waiting) = flow.backlog.pop_front() {
                 flow.sq.push_back(waiting);
             }
+            if self.requests_in_device == 0 {
+                self.gap_start = self.now();
+            }
             self.requests_in_device += 1;
             self.fetch(request);
         }
@@ -198,6 +201,8 @@ impl Simulation {
         flow.in_device -= 1;
         flow.completed += 1;
         self.last_progress = now;
+        self.longest_completion_gap = self.longest_completion_gap.max(now - self.gap_start);
+        self.gap_start = now;
         self.requests_in_device -= 1;
         if let Some(log) = &mut self.completion_log {
             log.push((r.flow, r.seq));

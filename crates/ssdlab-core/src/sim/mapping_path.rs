@@ -5,7 +5,7 @@
 use rustc_hash::FxHashMap;
 
 use super::Simulation;
-use crate::config::{Config, Sharing, TranslationWriteBack};
+use crate::config::{Config, GcMapUpdates, Sharing, TranslationWriteBack};
 use crate::flash::Geometry;
 use crate::ftl::blocks::Stream;
 use crate::ftl::cmt::{CmtPartition, Evicted};
@@ -38,6 +38,17 @@ pub(super) struct MappingState {
     hold_in_dram: bool,
     /// `ftl.reads_map_unwritten_pages`.
     reads_map_unwritten: bool,
+    /// `ftl.gc_map_updates = "journal"`: GC updates of uncached entries logged since the last
+    /// journal page was written, and the translation page the next one checkpoints.
+    journal: Option<MappingJournal>,
+}
+
+/// The mapping journal of `ftl.gc_map_updates = "journal"`: a filled journal page is folded
+/// into a translation page, taken in turn, which is written back.
+#[derive(Clone, Copy, Debug, Default)]
+struct MappingJournal {
+    entries: u32,
+    next_tpage: u32,
 }
 
 impl MappingState {
@@ -61,6 +72,7 @@ impl MappingState {
             departing: Vec::new(),
             hold_in_dram: config.ftl.translation_write_back == Some(TranslationWriteBack::HoldInDram),
             reads_map_unwritten: config.ftl.reads_map_unwritten_pages == Some(true),
+            journal: (config.ftl.gc_map_updates == GcMapUpdates::Journal).then_some(MappingJournal::default()),
         }
     }
 }
@@ -202,10 +214,11 @@ impl Simulation {
         m.partitions[m.partition_of_flow[flow]].mark_dirty(lpa, epoch);
     }
 
-    /// GC moved `lpa`: its entry becomes dirty in the CMT (cached now if it was not), so the
-    /// translation page is written back once, when the entry is evicted, batched with the page's
-    /// other updates. Writing each touched translation page after every victim instead can cost
-    /// more pages than the victim frees on a small device, and GC would never catch up.
+    /// GC moved `lpa`: a cached entry becomes dirty. An uncached one goes to the mapping
+    /// journal (`ftl.gc_map_updates = "journal"`: one translation page written per journal page
+    /// filled), or into the CMT as dirty (`cached`), written back with its translation page when
+    /// evicted. Writing each touched translation page after every victim instead can cost more
+    /// pages than the victim frees on a small device, and GC would never catch up.
     pub(super) fn note_gc_map_update(&mut self, lpa: u32) {
         // Translation pages themselves are tracked by the directory in DRAM.
         if self.mapping.ideal || lpa as u64 >= self.ftl.geometry.logical_pages {
@@ -215,6 +228,17 @@ impl Simulation {
         let epoch = m.epochs[(lpa / m.per_tpage) as usize];
         if let Some(p) = m.partitions.iter_mut().find(|p| p.contains(lpa)) {
             p.mark_dirty(lpa, epoch);
+            return;
+        }
+        if let Some(journal) = &mut m.journal {
+            journal.entries += 1;
+            if journal.entries < m.per_tpage {
+                return;
+            }
+            let tpage = journal.next_tpage;
+            journal.entries = 0;
+            journal.next_tpage = (tpage + 1) % m.epochs.len() as u32;
+            self.write_back_translation_page(tpage);
             return;
         }
         // Not cached: partitions are per flow, and GC does not know the flow; spread by address.

@@ -180,6 +180,11 @@ pub struct Simulation {
     queue_fetch_size: u32,
     max_requests_in_device: u32,
     requests_in_device: u32,
+    /// Since when the device has held requests with none completing (the later of the last
+    /// completion and the moment it last became busy), and the longest such stretch so far:
+    /// results.json's `device.longest_completion_gap_us`, where GC stalls show.
+    gap_start: SimTime,
+    longest_completion_gap: SimTime,
     /// Dies that may have work to start once the current event is handled.
     touched_dies: Vec<u32>,
     /// Scratch for the channels of touched dies (`channel_path.rs`), kept to avoid allocating.
@@ -289,6 +294,8 @@ impl Simulation {
                 HostInterface::Ufs => config.host.ufs.queue_depth.min(config.host.max_requests_in_device),
             },
             requests_in_device: 0,
+            gap_start: 0,
+            longest_completion_gap: 0,
             touched_dies: Vec::with_capacity(64),
             touched_channels: Vec::with_capacity(64),
             last_progress: 0,
@@ -508,6 +515,12 @@ impl Simulation {
                 "at the end, {stalled} background flash writes (cache flushes, translation-page write-backs or GC moves) were still waiting for space on plane(s) {planes:?}: the flows allowed on them (flows[i].channels/chips/dies/planes) wrote more data than they hold"
             ));
         }
+    }
+
+    /// Whether a batch run's workload is done: every flow has stopped issuing and every request
+    /// has completed. Never for a device an outside host drives (it may send more at any time).
+    pub(super) fn workload_over(&self) -> bool {
+        self.host.drives_nothing() && self.requests.live() == 0 && self.flows.iter().all(|f| f.next.is_none())
     }
 
     /// Transactions in flight (host pages, GC moves, translation pages, erases).

@@ -215,6 +215,7 @@ impl Simulation {
                 },
                 logical_capacity_bytes: g.logical_pages * g.page_size_bytes,
                 physical_capacity_bytes: g.physical_pages * g.page_size_bytes,
+                longest_completion_gap_us: ps_to_seconds(self.longest_completion_gap) * 1e6,
             },
             energy: None,
             firmware: None,

@@ -161,6 +161,10 @@ pub struct DeviceResults {
     pub cache: CacheSummary,
     pub logical_capacity_bytes: u64,
     pub physical_capacity_bytes: u64,
+    /// The longest stretch of simulated time in which the device held requests and none
+    /// completed: where the host sees the drive stall (GC that does not yield shows here).
+    #[serde(default)]
+    pub longest_completion_gap_us: f64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
