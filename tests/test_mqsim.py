@@ -136,6 +136,7 @@ def test_run_the_xml_pair_writes_one_results_file_per_scenario(run_cli, tmp_path
         "translation_reads_first": False,
         "suspend_for_reads": True,
         "mapping_entry_sizes": "fixed",
+        "gc_pacing": True,
         "destage": "when-full",
         "dram_serial_access_time": "per-row",
     }
@@ -153,6 +154,7 @@ def test_compat_mqsim_is_named_first_and_recorded(run_cli, tmp_path):
     assert data["model"]["compat"] == "mqsim"
     assert data["model"]["die_commands"] == "one-per-chip", "as it ran"
     assert data["model"]["channel_arbitration"] == "data-out-first"
+    assert data["model"]["gc_pacing"] is False, "MQSim's GC goes ahead of host writes"
 
 
 @needs_samples

@@ -96,7 +96,7 @@ def measure(config: str | Path | dict, overrides: list[str]) -> dict[str, float 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--requests", type=int, default=100_000, help="writes per uncached case")
+    parser.add_argument("--requests", type=int, default=30_000, help="writes per uncached case")
     parser.add_argument("--large", action="store_true", help="also the 4 TiB drive (minutes, GiBs)")
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
