@@ -343,8 +343,12 @@ impl Ftl {
     /// queued behind a whole victim of its neighbour's (which held host writes for 240 ms on
     /// MQSim's default drive, issue 16).
     #[inline]
-    pub fn moves_in_flight(&self) -> Option<u32> {
-        matches!(self.urgency, GcUrgency::Paced(_)).then_some(PACED_MOVES_IN_FLIGHT)
+    pub fn moves_in_flight(&self) -> u32 {
+        if matches!(self.urgency, GcUrgency::Paced(_)) {
+            PACED_MOVES_IN_FLIGHT
+        } else {
+            u32::MAX
+        }
     }
 
     /// The next victim of `plane` after an erase, claimed: under paced GC a plane sits just

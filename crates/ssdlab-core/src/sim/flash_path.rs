@@ -184,48 +184,26 @@ impl Simulation {
 
     /// Picks a victim on `plane` and starts collecting it.
     fn start_gc(&mut self, plane: u32) {
-        if let Some(victim) = self.ftl.begin_gc(plane, self.queue.now()) {
-            self.begin_collecting(plane, victim, true);
+        if self.ftl.begin_gc(plane, self.queue.now()).is_some() {
+            self.begin_collecting(plane, true);
         }
     }
 
-    /// Starts collecting a claimed victim; a GC one's scan first occupies the FTL's core.
-    fn begin_collecting(&mut self, plane: u32, victim: u32, gc: bool) {
+    /// Starts moving the valid pages of the plane's claimed victim (GC or wear leveling); a GC
+    /// victim's scan first occupies the FTL's core.
+    fn begin_collecting(&mut self, plane: u32, gc: bool) {
         if let Some(fw) = self.firmware.as_mut().filter(|_| gc) {
             // The victim scan occupies the FTL's core; the moves are queued at once.
             fw.run(crate::config::firmware::FirmwareStep::Gc, self.queue.now(), 1);
         }
-        self.collect(plane, victim);
+        self.continue_collecting(plane);
     }
 
-    /// Starts moving the valid pages of a claimed victim (GC or wear leveling): a read of each,
-    /// queued at once, or under paced GC a few at a time (`continue_collecting`); then its erase.
-    fn collect(&mut self, plane: u32, victim: u32) {
-        if self.ftl.moves_in_flight().is_some() {
-            self.continue_collecting(plane);
-            return;
-        }
-        let g = &self.ftl.geometry;
-        let first = victim * g.pages_per_block;
-        let (written, spp) = (self.ftl.blocks.written_pages(victim), g.sectors_per_page as u32);
-        let mut moves = 0;
-        for ppa in first..first + written {
-            if self.ftl.map.is_valid(ppa) {
-                let lpa = self.ftl.map.owner(ppa);
-                self.queue_txn(TxnKind::GcRead, NO_REQUEST, lpa, ppa, spp);
-                moves += 1;
-            }
-        }
-        self.ftl.gc[plane as usize].pending_moves = moves;
-        if moves == 0 {
-            self.queue_erase(plane);
-        }
-    }
-
-    /// Paced GC: starts the victim's next moves, up to `moves_in_flight`, from the pages not yet
-    /// looked at (a page the host rewrote meanwhile is skipped); erases it after its last move.
+    /// Starts the victim's next moves (a read of each valid page), up to `moves_in_flight`, from
+    /// the pages not yet looked at (a page the host rewrote meanwhile is skipped); erases it after
+    /// its last move.
     fn continue_collecting(&mut self, plane: u32) {
-        let window = self.ftl.moves_in_flight().unwrap_or(u32::MAX);
+        let window = self.ftl.moves_in_flight();
         let g = &self.ftl.geometry;
         let spp = g.sectors_per_page as u32;
         let victim = self.ftl.gc[plane as usize].victim;
@@ -568,8 +546,8 @@ impl Simulation {
                 if self.workload_over() {
                     // The run is over once its requests are: a plane below its threshold starts no
                     // new victim (an idle drive would go on collecting; that is not the run's work).
-                } else if let Some((victim, gc)) = self.ftl.next_victim_after_erase(t.plane, self.queue.now()) {
-                    self.begin_collecting(t.plane, victim, gc);
+                } else if let Some((_, gc)) = self.ftl.next_victim_after_erase(t.plane, self.queue.now()) {
+                    self.begin_collecting(t.plane, gc);
                 }
             }
         }
@@ -602,11 +580,7 @@ impl Simulation {
 
     pub(super) fn gc_move_done(&mut self, plane: u32) {
         self.ftl.gc[plane as usize].pending_moves -= 1;
-        if self.ftl.moves_in_flight().is_some() {
-            self.continue_collecting(plane);
-        } else if self.ftl.gc[plane as usize].pending_moves == 0 {
-            self.queue_erase(plane);
-        }
+        self.continue_collecting(plane);
     }
 
     /// Moves a valid page of a victim into the plane's GC block (unless the host has rewritten it
