@@ -164,6 +164,12 @@ class CacheStats(_Document):
     """Page reads that waited for a read-ahead in flight instead of reading flash themselves."""
     written_through: int = 0
     """Of ``flushes``, cold pages written through at once (``cache.destage = "cold-at-once"``)."""
+    destaged: int = 0
+    """Of ``flushes``, pages written back in the background (``cache.destage = "background"``)."""
+    destaged_when_idle: int = 0
+    """Of ``destaged``, pages written while the host was idle."""
+    dirty_lines_at_end: int = 0
+    """Lines holding data not yet on flash when the run ended."""
 
 
 class DeviceResults(_Document):

@@ -40,6 +40,14 @@ struct Line {
     prefetched: u64,
     /// The flow whose data it is (its flush counts as that flow's FTL work).
     flow: u16,
+    /// Its flush is a write-back that keeps the line (clean) once done, not an eviction.
+    keep: bool,
+}
+
+impl Line {
+    fn new(key: u32, flow: u16) -> Self {
+        Self { key, dirty: 0, flushing: 0, pending: 0, prefetched: 0, flow, keep: false }
+    }
 }
 
 /// What [`CachePartition::evict_one`] did.
@@ -97,6 +105,10 @@ pub struct CachePartition {
     /// New lines per set that waiting writes need (scratch of [`Self::add_demand`]).
     demand: Vec<u32>,
     demand_sets: Vec<u32>,
+    /// Lines with dirty pages (not counting pages being flushed), the line dirtied longest ago
+    /// at the tail: what background destaging writes first. One list (set 0) over the slots.
+    dirty_order: SetLists,
+    dirty_lines: u32,
     pub counts: PartitionCounts,
 }
 
@@ -123,6 +135,8 @@ impl CachePartition {
             rng,
             demand: vec![0; sets as usize],
             demand_sets: Vec::new(),
+            dirty_order: SetLists::new(1),
+            dirty_lines: 0,
             counts: PartitionCounts::default(),
         }
     }
@@ -210,7 +224,32 @@ impl CachePartition {
         self.index.get(&key).map_or(0, |&s| self.sectors[self.sector_slot(s, bit)])
     }
 
+    /// Lines holding dirty pages not yet being flushed.
+    pub fn dirty_lines(&self) -> u32 {
+        self.dirty_lines
+    }
+
+    /// Sets slot `s`'s dirty pages, keeping the dirty list: a line joins it (as the newest) when
+    /// it becomes dirty and leaves when it is clean.
+    #[inline]
+    fn set_dirty(&mut self, s: u32, dirty: u64) {
+        let was = self.lines[s as usize].dirty != 0;
+        self.lines[s as usize].dirty = dirty;
+        match (was, dirty != 0) {
+            (false, true) => {
+                self.dirty_order.push_front(0, s);
+                self.dirty_lines += 1;
+            }
+            (true, false) => {
+                self.dirty_order.unlink(0, s);
+                self.dirty_lines -= 1;
+            }
+            _ => {}
+        }
+    }
+
     fn remove(&mut self, s: u32) {
+        self.set_dirty(s, 0);
         let line = self.lines[s as usize];
         let set = self.set_of(line.key);
         match self.replacement {
@@ -221,6 +260,12 @@ impl CachePartition {
         self.counts.prefetches_evicted_unused += line.prefetched.count_ones() as u64;
         self.index.remove(&line.key);
         self.free_slots.push(s);
+    }
+
+    /// Whether slot `s` holds no sector of any of its pages.
+    fn line_empty(&self, s: u32) -> bool {
+        let first = s as usize * self.pages_per_line as usize;
+        self.sectors[first..first + self.pages_per_line as usize].iter().all(|&m| m == 0)
     }
 
     /// Puts a new line in a set with room; returns its slot.
@@ -367,14 +412,13 @@ impl CachePartition {
         let (key, bit) = self.locate(lpa);
         let s = match self.index.get(&key) {
             Some(&s) => {
-                let line = &mut self.lines[s as usize];
-                line.dirty |= bit;
-                line.flow = flow;
+                self.lines[s as usize].flow = flow;
                 self.touch(s);
                 s
             }
-            None => self.insert(Line { key, dirty: bit, flushing: 0, pending: 0, prefetched: 0, flow }),
+            None => self.insert(Line::new(key, flow)),
         };
+        self.set_dirty(s, self.lines[s as usize].dirty | bit);
         let i = self.sector_slot(s, bit);
         self.sectors[i] |= sectors;
     }
@@ -392,7 +436,7 @@ impl CachePartition {
         if self.set_free(self.set_of(key)) == 0 && self.evict_clean(self.set_of(key)) != Eviction::Freed {
             return;
         }
-        let s = self.insert(Line { key, dirty: 0, flushing: 0, pending: 0, prefetched: 0, flow });
+        let s = self.insert(Line::new(key, flow));
         let i = self.sector_slot(s, bit);
         self.sectors[i] = sectors;
     }
@@ -431,9 +475,8 @@ impl CachePartition {
             self.remove(s);
             return Eviction::Freed;
         }
-        let l = &mut self.lines[s as usize];
-        l.flushing = line.dirty;
-        l.dirty = 0;
+        self.lines[s as usize].flushing = line.dirty;
+        self.set_dirty(s, 0);
         self.flushing += 1;
         self.set_flushing[set as usize] += 1;
         Eviction::Flush { first_lpa: line.key * self.pages_per_line, pages: line.dirty, flow: line.flow }
@@ -461,23 +504,53 @@ impl CachePartition {
         self.index.get(&key).map(|&s| (self.lines[s as usize].dirty, self.lines[s as usize].flushing))
     }
 
-    /// A host flush: the line holding `lpa`, not being flushed, has its dirty pages flushed now
-    /// (it stays cached and is dropped when they are done, as after an eviction). Returns the
-    /// pages as [`Eviction::Flush`] does, or `None` when there is nothing to start.
-    pub fn start_flush(&mut self, lpa: u32) -> Option<(u32, u64, u16)> {
+    /// A host flush or a write-through: the line holding `lpa`, not being flushed, has its
+    /// dirty pages flushed now. With `keep` the line stays cached, clean, when they are done (a
+    /// write-back); else it is dropped then, as after an eviction. Returns the pages as
+    /// [`Eviction::Flush`] does, or `None` when there is nothing to start.
+    pub fn start_flush(&mut self, lpa: u32, keep: bool) -> Option<(u32, u64, u16)> {
         let (key, _) = self.locate(lpa);
         let s = *self.index.get(&key)?;
+        self.flush_slot(s, keep)
+    }
+
+    fn flush_slot(&mut self, s: u32, keep: bool) -> Option<(u32, u64, u16)> {
         let line = self.lines[s as usize];
         if line.flushing != 0 || line.dirty == 0 {
             return None;
         }
-        let l = &mut self.lines[s as usize];
-        l.flushing = line.dirty;
-        l.dirty = 0;
-        self.flushing += 1;
-        let set = self.set_of(key);
-        self.set_flushing[set as usize] += 1;
+        self.lines[s as usize].flushing = line.dirty;
+        self.lines[s as usize].keep = keep;
+        self.set_dirty(s, 0);
+        if !keep {
+            // The line's space is on its way back.
+            self.flushing += 1;
+            let set = self.set_of(line.key);
+            self.set_flushing[set as usize] += 1;
+        }
         Some((line.key * self.pages_per_line, line.dirty, line.flow))
+    }
+
+    /// Background destaging: starts writing back the line dirtied longest ago that is not
+    /// already being flushed (it stays cached, clean, once written). Returns its pages as
+    /// [`Eviction::Flush`] does, or `None` when no line can start.
+    pub fn start_destage(&mut self) -> Option<(u32, u64, u16)> {
+        // A line rewritten during its flush waits for that flush (two flushes of a page in
+        // flight could reach flash out of order); there are at most as many as flushes in flight.
+        let mut s = self.dirty_order.tail(0);
+        while s != NIL && self.lines[s as usize].flushing != 0 {
+            s = self.dirty_order.newer(s);
+        }
+        if s == NIL {
+            return None;
+        }
+        self.flush_slot(s, true)
+    }
+
+    /// Whether the line holding `lpa` is being written back (kept once done), not evicted.
+    pub fn writing_back(&self, lpa: u32) -> bool {
+        let (key, _) = self.locate(lpa);
+        self.index.get(&key).is_some_and(|&s| self.lines[s as usize].keep)
     }
 
     /// Lines being flushed (their space is on its way back).
@@ -494,7 +567,16 @@ impl CachePartition {
             debug_assert!(line.flushing & bit != 0);
             line.flushing &= !bit;
             if line.flushing == 0 {
-                let (dirty, pending) = (line.dirty, line.pending);
+                let (dirty, pending, keep) = (line.dirty, line.pending, line.keep);
+                line.keep = false;
+                if keep {
+                    // Written back: the line stays, clean, unless a write that bypassed the
+                    // cache took all its sectors meanwhile.
+                    if dirty == 0 && pending == 0 && self.line_empty(s) {
+                        self.remove(s);
+                    }
+                    return;
+                }
                 let set = self.set_of(key);
                 self.flushing -= 1;
                 self.set_flushing[set as usize] -= 1;
@@ -519,16 +601,15 @@ impl CachePartition {
         if self.sectors[i] != 0 {
             return;
         }
+        self.set_dirty(s, self.lines[s as usize].dirty & !bit);
         let line = &mut self.lines[s as usize];
-        line.dirty &= !bit;
         if line.prefetched & bit != 0 {
             // Read ahead and never used: wasted.
             line.prefetched &= !bit;
             self.counts.prefetches_evicted_unused += 1;
         }
-        let first = s as usize * self.pages_per_line as usize;
-        let empty = self.sectors[first..first + self.pages_per_line as usize].iter().all(|&m| m == 0);
-        if empty && line.flushing == 0 && line.pending == 0 {
+        let line = *line;
+        if self.line_empty(s) && line.flushing == 0 && line.pending == 0 {
             self.remove(s);
         }
     }
@@ -549,7 +630,7 @@ impl CachePartition {
                 if self.set_free(set) == 0 && self.evict_clean(set) != Eviction::Freed {
                     return false;
                 }
-                self.insert(Line { key, dirty: 0, flushing: 0, pending: 0, prefetched: 0, flow })
+                self.insert(Line::new(key, flow))
             }
         };
         let line = &mut self.lines[s as usize];
@@ -571,9 +652,7 @@ impl CachePartition {
             self.counts.prefetches_evicted_unused += 1;
         }
         let line = *line;
-        let first = s as usize * self.pages_per_line as usize;
-        let empty = self.sectors[first..first + self.pages_per_line as usize].iter().all(|&m| m == 0);
-        if empty && line.dirty == 0 && line.flushing == 0 && line.pending == 0 {
+        if self.line_empty(s) && line.dirty == 0 && line.flushing == 0 && line.pending == 0 {
             self.remove(s);
         }
     }

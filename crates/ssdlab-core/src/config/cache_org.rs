@@ -6,7 +6,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Config, ConfigError, Sharing};
+use super::{Config, ConfigError, Destage, Sharing};
 
 /// Where a line may be placed. Amber (SimpleSSD 2.0) models all three; MQSim only the first.
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
@@ -37,6 +37,19 @@ pub enum Replacement {
 
 /// Most pages a line can span (lines keep a 64-bit mask of their pages).
 pub const MAX_PAGES_PER_LINE: u64 = 64;
+
+/// Defaults of `cache.dirty_high_watermark` and `cache.dirty_low_watermark`: start writing
+/// back at half the cache dirty, stop at a quarter. A design choice, not a published figure
+/// (MQSim and Amber write back only on demand): half the cache stays free or clean for a burst,
+/// and the quarter between the marks lets destaging run in long stretches instead of a page at a
+/// time.
+pub const DEFAULT_DIRTY_HIGH_WATERMARK: f64 = 0.5;
+pub const DEFAULT_DIRTY_LOW_WATERMARK: f64 = 0.25;
+
+/// Default of `cache.idle_destage_after`: 1 ms without a host command, about ten flash
+/// programs' worth: longer than the gaps within a burst at any queue depth, far shorter than
+/// the idle periods of desktop and server traces (seconds).
+pub const DEFAULT_IDLE_DESTAGE_AFTER_PS: u64 = crate::time::PS_PER_MS;
 
 /// Default of `cache.read_ahead_threshold`.
 pub const DEFAULT_READ_AHEAD_THRESHOLD: u32 = 4;
@@ -83,6 +96,19 @@ impl super::CacheConfig {
             CacheOrganisation::SetAssociative => self.ways.unwrap_or(0),
             CacheOrganisation::DirectMapped => 1,
         }
+    }
+
+    /// `(high, low)` dirty watermarks of background destaging, as fractions of the lines.
+    pub fn dirty_watermarks(&self) -> (f64, f64) {
+        (
+            self.dirty_high_watermark.unwrap_or(DEFAULT_DIRTY_HIGH_WATERMARK),
+            self.dirty_low_watermark.unwrap_or(DEFAULT_DIRTY_LOW_WATERMARK),
+        )
+    }
+
+    /// Host idle time after which background destaging writes every dirty line, in ps.
+    pub fn idle_destage_after_ps(&self) -> u64 {
+        self.idle_destage_after.as_ref().map_or(DEFAULT_IDLE_DESTAGE_AFTER_PS, |d| d.value)
     }
 
     /// Threshold of the sequential-read detector.
@@ -168,7 +194,60 @@ pub(super) fn validate_organisation(config: &Config) -> Result<(), ConfigError> 
             ));
         }
     }
-    validate_read_ahead(config)
+    validate_read_ahead(config)?;
+    validate_destage(config)
+}
+
+/// The background destaging keys apply to `destage = "background"` only; the marks are
+/// fractions with low below high.
+fn validate_destage(config: &Config) -> Result<(), ConfigError> {
+    let c = &config.cache;
+    let background = c.destage.unwrap_or_default() == Destage::Background;
+    let set = [
+        ("cache.dirty_high_watermark", c.dirty_high_watermark.is_some()),
+        ("cache.dirty_low_watermark", c.dirty_low_watermark.is_some()),
+        ("cache.idle_destage_after", c.idle_destage_after.is_some()),
+        ("cache.destage_pages_in_flight", c.destage_pages_in_flight.is_some()),
+    ];
+    if !background {
+        if let Some((key, _)) = set.iter().find(|(_, on)| *on) {
+            let mode = if c.destage == Some(Destage::ColdAtOnce) { "cold-at-once" } else { "when-full" };
+            return Err(ConfigError::new(
+                *key,
+                format!(
+                    "applies to cache.destage = \"background\" only, and this config destages \"{mode}\"{}",
+                    if config.compat == super::Compat::Mqsim {
+                        " (compat = \"mqsim\" chooses \"cold-at-once\" unless cache.destage is set)"
+                    } else {
+                        ""
+                    }
+                ),
+            ));
+        }
+        return Ok(());
+    }
+    let (high, low) = c.dirty_watermarks();
+    for (key, v) in [("cache.dirty_high_watermark", high), ("cache.dirty_low_watermark", low)] {
+        if !(v > 0.0 && v <= 1.0) {
+            return Err(ConfigError::new(
+                key,
+                format!("must be a fraction of the cache above 0 and at most 1, got {v}"),
+            ));
+        }
+    }
+    if low >= high {
+        return Err(ConfigError::new(
+            "cache.dirty_low_watermark",
+            format!("must be below cache.dirty_high_watermark ({high}), got {low}"),
+        ));
+    }
+    if c.idle_destage_after.as_ref().is_some_and(|d| d.value == 0) {
+        return Err(ConfigError::new("cache.idle_destage_after", "must be greater than zero"));
+    }
+    if c.destage_pages_in_flight == Some(0) {
+        return Err(ConfigError::new("cache.destage_pages_in_flight", "must be at least 1, got 0"));
+    }
+    Ok(())
 }
 
 fn validate_read_ahead(config: &Config) -> Result<(), ConfigError> {

@@ -452,14 +452,34 @@ pub struct CacheConfig {
     /// Pages kept prefetched ahead of a sequential stream (default: one per plane the flow's
     /// pages stripe over, so every die reads once in parallel).
     pub read_ahead_pages: Option<u32>,
-    /// When written lines go to flash: `when-full` (a dirty line is written when its space is
-    /// needed or the host flushes, as a drive's write-back cache does) or `cold-at-once` (MQSim's
-    /// advanced cache: a write to a page its flow has not written since the flow's cold window
-    /// last reset is written to flash at once, and host writes are let in only while fewer
-    /// sectors than one page per plane of such write-backs and evictions are in flight). Unset:
-    /// `when-full`, or `cold-at-once` under `compat = "mqsim"`.
+    /// When written lines go to flash: `background` (dirty lines are written in the background,
+    /// oldest first, from when they pass `dirty_high_watermark` of the cache until they are back
+    /// at `dirty_low_watermark`, and all of them once the host has been idle for
+    /// `idle_destage_after`; written lines stay cached, clean, so a later burst takes their
+    /// place at DRAM speed), `when-full` (a dirty line is written only when its space is needed
+    /// or the host flushes) or `cold-at-once` (MQSim's advanced cache: a write to a page its flow
+    /// has not written since the flow's cold window last reset is written to flash at once, and
+    /// host writes are let in only while fewer sectors than one page per plane of such
+    /// write-backs and evictions are in flight). Unset: `background`, or `cold-at-once` under
+    /// `compat = "mqsim"`. See docs/cache.md.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub destage: Option<Destage>,
+    /// `destage = "background"`: the fraction of the cache's lines holding dirty data at which
+    /// background writing starts (default 0.5).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dirty_high_watermark: Option<f64>,
+    /// `destage = "background"`: the fraction of dirty lines at which it stops again, below the
+    /// high watermark (default 0.25).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dirty_low_watermark: Option<f64>,
+    /// `destage = "background"`: how long the device must have had no host command before it
+    /// writes all its dirty lines (default "1ms").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub idle_destage_after: Option<Duration>,
+    /// `destage = "background"`: most background page writes in flight at once (default: one
+    /// per plane, so every plane can program while reads still find the dies between them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub destage_pages_in_flight: Option<u32>,
 }
 
 /// See [`CacheConfig::destage`].
@@ -467,6 +487,7 @@ pub struct CacheConfig {
 #[serde(rename_all = "kebab-case")]
 pub enum Destage {
     #[default]
+    Background,
     WhenFull,
     ColdAtOnce,
 }
@@ -490,6 +511,10 @@ impl Default for CacheConfig {
             read_ahead_threshold: None,
             read_ahead_pages: None,
             destage: None,
+            dirty_high_watermark: None,
+            dirty_low_watermark: None,
+            idle_destage_after: None,
+            destage_pages_in_flight: None,
         }
     }
 }

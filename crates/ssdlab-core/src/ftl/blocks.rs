@@ -71,6 +71,13 @@ pub struct BlockManager {
     blocks_per_plane: u32,
     valid: Vec<u16>,
     write_ptr: Vec<u16>,
+    /// Per block: one past the highest page the controller has issued a program for. NAND
+    /// programs a block's pages in order (ONFI 4.2, section 3.4: "pages within a block shall be
+    /// programmed in order"), so the scheduler issues a write only when no lower page of its
+    /// block still waits ([`Self::note_program`] checks it).
+    next_program: Vec<u16>,
+    /// Programs issued below a block's cursor (0 unless the scheduler broke the order).
+    pub out_of_order_programs: u64,
     erase_count: Vec<u32>,
     /// When each block's last page was written (its data's youngest age), for FIFO and cost-benefit.
     closed_at: Vec<SimTime>,
@@ -101,6 +108,8 @@ impl BlockManager {
             blocks_per_plane: geometry.blocks_per_plane,
             valid: filled(blocks, 0).map_err(refused)?,
             write_ptr: filled(blocks, 0).map_err(refused)?,
+            next_program: filled(blocks, 0).map_err(refused)?,
+            out_of_order_programs: 0,
             erase_count: filled(blocks, 0).map_err(refused)?,
             closed_at: filled(blocks, 0).map_err(refused)?,
             state: filled(blocks, BlockState::Free).map_err(refused)?,
@@ -188,6 +197,30 @@ impl BlockManager {
         block * self.pages_per_block + page
     }
 
+    /// Whether a program of `ppa` may be issued now without a doubt: it is its block's next
+    /// page. (A higher page is in order too when the pages between were skipped, as block
+    /// mapping does; the scheduler then checks that none of them still waits.)
+    #[inline]
+    pub fn is_next_program(&self, ppa: u32) -> bool {
+        ppa % self.pages_per_block == self.next_program[(ppa / self.pages_per_block) as usize] as u32
+    }
+
+    /// A program of `ppa` was issued to its die: it must not be below its block's cursor.
+    #[inline]
+    pub fn note_program(&mut self, ppa: u32) {
+        let (b, page) = ((ppa / self.pages_per_block) as usize, ppa % self.pages_per_block);
+        debug_assert!(
+            page >= self.next_program[b] as u32,
+            "page {page} of block {b} programmed after page {}",
+            self.next_program[b] - 1
+        );
+        if page < self.next_program[b] as u32 {
+            self.out_of_order_programs += 1;
+        } else {
+            self.next_program[b] = page as u16 + 1;
+        }
+    }
+
     /// Records that a page of `block` no longer holds current data.
     #[inline]
     pub fn invalidate(&mut self, ppa: u32) {
@@ -249,6 +282,7 @@ impl BlockManager {
         debug_assert_eq!(self.valid[b], 0, "erasing a block that still holds valid pages");
         self.valid[b] = 0;
         self.write_ptr[b] = 0;
+        self.next_program[b] = 0;
         self.erase_count[b] += 1;
         if self.erase_count[b] >= self.pe_cycle_limit {
             self.state[b] = BlockState::Retired;

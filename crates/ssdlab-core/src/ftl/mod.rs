@@ -462,6 +462,12 @@ impl Ftl {
         if valid != self.map.mapped_pages() {
             return Err(format!("{valid} valid pages but {} mapped logical pages", self.map.mapped_pages()));
         }
+        if self.blocks.out_of_order_programs > 0 {
+            return Err(format!(
+                "{} pages were programmed below a higher page of their block (NAND programs a block in order)",
+                self.blocks.out_of_order_programs
+            ));
+        }
         Ok(())
     }
 }

@@ -157,6 +157,8 @@ impl Class {
         Class::UserWrite,
     ];
 
+    /// Whether its transactions program pages (and so must keep their blocks' page order).
+    #[inline]
     pub fn is_write(self) -> bool {
         matches!(self, Class::UserWrite | Class::GcWrite | Class::MappingWrite)
     }

@@ -5,6 +5,7 @@
 
 use std::collections::VecDeque;
 
+use super::blocks::BlockManager;
 use super::transaction::{Class, Transaction, CLASSES};
 use super::GcRank;
 use crate::config::Scheduling;
@@ -223,6 +224,48 @@ impl Tsu {
         self.queues[die as usize].iter().map(|q| q.len()).sum()
     }
 
+    /// Whether write `entry` of `die` may be programmed now: it is its block's next page, or
+    /// (block mapping skips pages) no queued write of the die holds a lower page of its block.
+    fn in_block_order(&self, die: u32, entry: Entry, slab: &Slab<Transaction>, blocks: &BlockManager) -> bool {
+        let ppa = slab.get(entry.id()).ppa;
+        if blocks.is_next_program(ppa) {
+            return true;
+        }
+        let block = ppa / self.pages_per_block;
+        let page = ppa % self.pages_per_block;
+        !self.write_queues(die).any(|q| {
+            q.iter().any(|e| {
+                e.plane() == entry.plane() && e.offset() < page && slab.get(e.id()).ppa / self.pages_per_block == block
+            })
+        })
+    }
+
+    /// The die's write queues that hold transactions.
+    fn write_queues(&self, die: u32) -> impl Iterator<Item = &VecDeque<Entry>> + '_ {
+        let waiting = self.nonempty[die as usize] & !READ_QUEUES;
+        self.queues[die as usize].iter().enumerate().filter(move |(i, _)| waiting >> i & 1 != 0).map(|(_, q)| q)
+    }
+
+    /// The head's block has a lower page waiting in another queue: the first write, in service
+    /// order and then queue order, that may be programmed now, as (queue index, position).
+    /// Rare: only when writes of one block sit in queues of different classes or priorities.
+    fn first_in_block_order(
+        &self,
+        die: u32,
+        waiting: u32,
+        order: &[Class; CLASSES],
+        slab: &Slab<Transaction>,
+        blocks: &BlockManager,
+    ) -> Option<(usize, usize)> {
+        let levels = if self.policy == Scheduling::Priority { PRIORITIES } else { 1 };
+        order.iter().filter(|c| c.is_write()).find_map(|&c| {
+            (0..levels).map(|level| c as usize * PRIORITIES + level).filter(|&i| waiting >> i & 1 != 0).find_map(|i| {
+                let queue = &self.queues[die as usize][i];
+                queue.iter().position(|&e| self.in_block_order(die, e, slab, blocks)).map(|pos| (i, pos))
+            })
+        })
+    }
+
     /// Takes the next batch for an idle die: the head of the first non-empty queue in `order`,
     /// plus the first transaction for each other plane of the die at the same page offset.
     /// Erases are issued one block at a time.
@@ -235,6 +278,7 @@ impl Tsu {
         order: &[Class; CLASSES],
         reads_only: bool,
         last_served: &[u64],
+        blocks: &BlockManager,
     ) -> Option<Batch> {
         let allowed = if reads_only { READ_QUEUES } else { u32::MAX };
         let waiting = self.nonempty[die as usize] & allowed;
@@ -256,9 +300,8 @@ impl Tsu {
         } else {
             self.first_queue(waiting, order)?.1
         };
-        let queues = &mut self.queues[die as usize];
         let class = Class::from_index(index / PRIORITIES);
-        let queue = &mut queues[index];
+        let queue = &self.queues[die as usize][index];
         let pick = if self.policy == Scheduling::FlowFair && matches!(class, Class::UserRead | Class::UserWrite) {
             // The first transaction of the flow served least recently among the next few. Writes
             // already own their pages, so a write may not pass an earlier one on its plane.
@@ -282,6 +325,17 @@ impl Tsu {
         } else {
             0
         };
+        // A write may go only when no lower page of its block still waits: pages of a block are
+        // programmed in order, whichever queue (class or priority) holds them.
+        let picked = queue[pick];
+        let (index, pick) = if class.is_write() && !self.in_block_order(die, picked, slab, blocks) {
+            self.first_in_block_order(die, waiting, order, slab, blocks).unwrap_or((index, pick))
+        } else {
+            (index, pick)
+        };
+        let queues = &mut self.queues[die as usize];
+        let class = Class::from_index(index / PRIORITIES);
+        let queue = &mut queues[index];
         let head = if pick == 0 { queue.pop_front() } else { queue.remove(pick) }.expect("non-empty queue");
         let waiting_per_plane = &mut self.per_plane[die as usize][index];
         waiting_per_plane[head.plane() as usize] -= 1;
@@ -304,7 +358,10 @@ impl Tsu {
                 // A plane's transactions stay in order: only the first one seen for a plane may join.
                 let plane_free = planes_taken & bit == 0;
                 planes_taken |= bit;
-                if plane_free && entry.offset() == head.offset() {
+                // A write partner must be its block's next page, like the head (another queue
+                // may hold a lower page of its block).
+                let in_order = !class.is_write() || blocks.is_next_program(slab.get(entry.id()).ppa);
+                if plane_free && entry.offset() == head.offset() && in_order {
                     batch.txns[batch.count as usize] = queue.remove(i).expect("index in range").id();
                     waiting_per_plane[entry.plane() as usize] -= 1;
                     batch.count += 1;

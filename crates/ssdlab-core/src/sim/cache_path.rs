@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 
 use super::flash_path::sector_mask;
 use super::{Event, Simulation};
-use crate::cache::destage::ColdDestage;
+use crate::cache::destage::{BackgroundDestage, ColdDestage};
 use crate::cache::{CachePartition, Eviction, Lookup};
 use crate::config::{CacheMode, CacheShape, Config, Destage, Priority, Sharing};
 use crate::engine::RandomStream;
@@ -46,6 +46,8 @@ pub(super) struct CacheState {
     pub read_ahead: super::read_ahead::ReadAhead,
     /// `cache.destage = "cold-at-once"`: cold writes go to flash at once, under back-pressure.
     cold_destage: Option<ColdDestage>,
+    /// `cache.destage = "background"`: dirty lines written back between watermarks and when idle.
+    pub background: Option<BackgroundDestage>,
 }
 
 impl CacheState {
@@ -70,6 +72,15 @@ impl CacheState {
             read_ahead: super::read_ahead::ReadAhead::new(config),
             cold_destage: (config.cache.destage == Some(Destage::ColdAtOnce))
                 .then(|| ColdDestage::new(flows, n, geometry.planes as u64, geometry.sectors_per_page)),
+            background: (config.cache.destage.unwrap_or_default() == Destage::Background).then(|| {
+                BackgroundDestage::new(
+                    n,
+                    shape.lines,
+                    config.cache.dirty_watermarks(),
+                    config.cache.destage_pages_in_flight.unwrap_or(geometry.planes),
+                    config.cache.idle_destage_after_ps(),
+                )
+            }),
         }
     }
 
@@ -147,6 +158,11 @@ impl CacheState {
                 p.forget(lpa, sectors);
             }
         }
+    }
+
+    /// Lines holding data not yet on flash (dirty, or being flushed), over all partitions.
+    pub fn unflushed_lines(&self) -> u64 {
+        self.partitions.iter().map(|p| p.unflushed_lines().count() as u64).sum()
     }
 
     pub fn waiting_writes(&self) -> usize {
@@ -243,6 +259,7 @@ impl Simulation {
         if self.cache.cold_destage.is_some() {
             self.write_cold_pages_through(request, p);
         }
+        self.destage_in_background();
         self.serve_from_cache(request, (end - start) * SECTOR_BYTES);
         self.set_pending(request, 1);
     }
@@ -259,7 +276,7 @@ impl Simulation {
             if destage.is_cold(flow, lpa as u32) {
                 let first = self.cache.partitions[p].line_first_page(lpa as u32);
                 let before = self.cache.flushes;
-                self.flush_cache_line(p, first);
+                self.flush_cache_line(p, first, false);
                 self.cache.written_through += self.cache.flushes - before;
             }
         }
@@ -341,21 +358,114 @@ impl Simulation {
         if let Some(d) = self.cache.cold_destage.as_mut() {
             d.finished(p, sectors);
         }
+        if self.cache.partitions[p].writing_back(lpa) {
+            self.cache.background.as_mut().expect("only background destaging writes back").in_flight_pages -= 1;
+        }
         self.cache.partitions[p].flush_done(lpa);
         self.host_flush_progress(p, lpa);
         self.admit_waiting_writes(p);
+        self.destage_in_background();
     }
 
-    /// A host flush: writes the dirty pages of partition `p`'s line (first page `first_lpa`)
-    /// to flash now, when it is not already being flushed.
-    pub(super) fn flush_cache_line(&mut self, p: usize, first_lpa: u32) {
-        let Some((first, pages, flow)) = self.cache.partitions[p].start_flush(first_lpa) else { return };
+    /// A host flush or a cold write-through: writes the dirty pages of partition `p`'s line
+    /// (first page `first_lpa`) to flash now, when it is not already being flushed. With `keep`
+    /// (a host flush under background destaging) the line stays cached, clean, as the
+    /// background writer leaves its lines.
+    pub(super) fn flush_cache_line(&mut self, p: usize, first_lpa: u32, keep: bool) {
+        let Some((first, pages, flow)) = self.cache.partitions[p].start_flush(first_lpa, keep) else { return };
+        if keep {
+            self.cache.background.as_mut().expect("only background destaging keeps").in_flight_pages +=
+                pages.count_ones();
+        }
+        self.flush_pages(p, first, pages, flow);
+    }
+
+    /// Issues the flash writes of line pages `pages` (bit i = logical page `first + i`).
+    fn flush_pages(&mut self, p: usize, first: u32, pages: u64, flow: u16) {
         let mut rest = pages;
         while rest != 0 {
             let lpa = first + rest.trailing_zeros();
             rest &= rest - 1;
             let sectors = self.cache.partitions[p].sectors_of(lpa);
             self.flush_line(lpa, sectors, flow);
+        }
+    }
+
+    /// `cache.destage = "background"`: writes dirty lines back, oldest first, while a partition
+    /// is above its high watermark (until its low one) or the host is idle, within the pages
+    /// in flight allowed. A batch run whose workload is over starts none (as GC starts no new
+    /// victim then): the run ends with the data in the cache, as before.
+    pub(super) fn destage_in_background(&mut self) {
+        let Some(d) = self.cache.background.as_ref() else { return };
+        if !d.has_budget() {
+            return;
+        }
+        let mut checked_workload = false;
+        for p in 0..self.cache.partitions.len() {
+            loop {
+                let d = self.cache.background.as_mut().expect("checked above");
+                if !d.has_budget() || !d.wants(p, self.cache.partitions[p].dirty_lines()) {
+                    break;
+                }
+                if !checked_workload {
+                    if self.workload_over() {
+                        return;
+                    }
+                    checked_workload = true;
+                }
+                let Some((first, pages, flow)) = self.cache.partitions[p].start_destage() else { break };
+                let d = self.cache.background.as_mut().expect("checked above");
+                let n = pages.count_ones();
+                d.in_flight_pages += n;
+                d.destaged_pages += n as u64;
+                if d.idle {
+                    d.destaged_when_idle += n as u64;
+                }
+                self.flush_pages(p, first, pages, flow);
+            }
+        }
+    }
+
+    /// The device has just emptied of host commands: under background destaging, check after
+    /// `cache.idle_destage_after` whether the host is still idle.
+    pub(super) fn device_emptied(&mut self) {
+        let Some(d) = self.cache.background.as_ref() else { return };
+        if d.check_pending || self.cache.partitions.iter().all(|p| p.dirty_lines() == 0) || self.workload_over() {
+            return;
+        }
+        let at = self.now() + d.idle_after_ps;
+        self.cache.background.as_mut().expect("checked above").check_pending = true;
+        self.queue.schedule(at, Event::CacheIdleCheck);
+    }
+
+    /// A host command entered an empty device: the host is busy again.
+    #[inline]
+    pub(super) fn device_busy(&mut self) {
+        if let Some(d) = self.cache.background.as_mut() {
+            d.idle = false;
+        }
+    }
+
+    /// The idle check is due: if no host command has been in the device since
+    /// `cache.idle_destage_after` ago, write every dirty line back; if the device emptied
+    /// again more recently, check again then.
+    pub(super) fn on_cache_idle_check(&mut self) {
+        let now = self.now();
+        let emptied_at = self.gap_start;
+        let busy = self.requests_in_device > 0;
+        let d = self.cache.background.as_mut().expect("scheduled under background destaging");
+        d.check_pending = false;
+        if busy {
+            // Its completion that empties the device schedules the next check.
+            return;
+        }
+        if now - emptied_at >= d.idle_after_ps {
+            d.idle = true;
+            self.destage_in_background();
+        } else {
+            d.check_pending = true;
+            let at = emptied_at + d.idle_after_ps;
+            self.queue.schedule(at, Event::CacheIdleCheck);
         }
     }
 }

@@ -240,9 +240,16 @@ impl Simulation {
         }
         let order = self.service_order(die);
         let reads_only = self.backend.dies[die as usize].suspended.is_some();
-        let Some(batch) = self.tsu.next_batch(die, &self.txns, order, reads_only, &self.flow_last_served) else {
+        let Some(batch) =
+            self.tsu.next_batch(die, &self.txns, order, reads_only, &self.flow_last_served, &self.ftl.blocks)
+        else {
             return;
         };
+        if batch.class.is_write() {
+            for &id in batch.ids() {
+                self.ftl.blocks.note_program(self.txns.get(id).ppa);
+            }
+        }
         match batch.class {
             Class::UserWrite | Class::MappingWrite => {
                 for &id in batch.ids() {

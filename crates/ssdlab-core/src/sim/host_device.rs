@@ -288,7 +288,7 @@ impl Simulation {
         for &(p, first_lpa) in &lines {
             let (dirty, flushing) = self.cache.partitions()[p as usize].line_flags(first_lpa).expect("listed");
             let rounds = if flushing == 0 {
-                self.flush_cache_line(p as usize, first_lpa);
+                self.flush_cache_line(p as usize, first_lpa, self.cache.background.is_some());
                 1
             } else if dirty != 0 {
                 2
@@ -333,7 +333,7 @@ impl Simulation {
             }
         }
         if again {
-            self.flush_cache_line(p, first_lpa);
+            self.flush_cache_line(p, first_lpa, self.cache.background.is_some());
         }
         for i in done.into_iter().rev() {
             let pending = self.host.flushes.remove(i);

@@ -130,6 +130,7 @@ impl Simulation {
             }
             if self.requests_in_device == 0 {
                 self.gap_start = self.now();
+                self.device_busy();
             }
             self.requests_in_device += 1;
             self.fetch(request);
@@ -215,6 +216,9 @@ impl Simulation {
             }
         }
         self.try_fetch();
+        if self.requests_in_device == 0 {
+            self.device_emptied();
+        }
     }
 
     pub(super) fn request_sectors(&self, request: u32) -> (bool, u64, u32) {

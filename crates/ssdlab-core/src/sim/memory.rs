@@ -122,12 +122,12 @@ pub fn estimate(config: &Config) -> MemoryEstimate {
     let mut parts = Vec::new();
     let mut part = |name: &'static str, bytes: u128| parts.push(MemoryPart { name, bytes: clamp(bytes) });
 
-    // Flash state. Per block: valid and write-pointer counts (u16), erase count (u32), closing
-    // time (u64), state (u8) and its free-list entry (u32). Per plane: free list and frontiers,
+    // Flash state. Per block: valid, write-pointer and program-cursor counts (u16), erase count
+    // (u32), closing time (u64), state (u8) and its free-list entry (u32). Per plane: free list and frontiers,
     // GC state, stalled-write queues, the allocation table and the scratch of the checks. Per
     // die: its state. Per channel: two clocks.
     let pages = times(g.logical_pages + g.translation_pages + g.physical_pages, 4);
-    let blocks = times(g.blocks as u64, 2 + 2 + 4 + 8 + 1 + 4);
+    let blocks = times(g.blocks as u64, 2 + 2 + 2 + 4 + 8 + 1 + 4);
     let plane_each = (std::mem::size_of::<crate::ftl::PlaneGc>() + 40 + 2 * 32 + 4 + 12 + 40) as u64;
     let planes = times(g.planes as u64, plane_each);
     let dies = times(g.dies as u64, std::mem::size_of::<crate::flash::backend::DieState>() as u64);
@@ -155,12 +155,12 @@ pub fn estimate(config: &Config) -> MemoryEstimate {
     }
 
     // The data cache grows to its capacity in lines: the line record, its sector masks, its hash
-    // slot and list links.
+    // slot, and its links in the replacement and dirty lists.
     if config.flows.iter().any(|fl| fl.cache_mode.unwrap_or_default() != CacheMode::Off) {
         let line_bytes = config.cache.line_size.as_ref().map_or(g.page_size_bytes, |s| s.value).max(1);
         let pages_per_line = (line_bytes / g.page_size_bytes.max(1)).max(1);
         let lines = (config.cache.capacity.value / line_bytes).min(g.logical_pages.div_ceil(pages_per_line));
-        part("data cache", times(lines, 96 + 8 * pages_per_line));
+        part("data cache", times(lines, 104 + 8 * pages_per_line));
     }
 
     // Data emulation: the pages kept in memory (the rest spill to a file), their index, and the

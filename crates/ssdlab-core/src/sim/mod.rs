@@ -86,6 +86,8 @@ enum Event {
     HostGcPage { txn: u32 },
     /// A banked-DRAM access a transaction or request waited for is done (see `dram_path`).
     DramDone { wait: dram_path::DramWait, id: u32 },
+    /// Background destaging: time to see whether the host has been idle long enough.
+    CacheIdleCheck,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -401,6 +403,7 @@ impl Simulation {
             Event::CacheAccessDone { request } => self.on_cache_access_done(request),
             Event::HostGcPage { txn } => self.on_host_gc_page(txn),
             Event::DramDone { wait, id } => self.on_dram_done(wait, id),
+            Event::CacheIdleCheck => self.on_cache_idle_check(),
         }
         Ok(())
     }

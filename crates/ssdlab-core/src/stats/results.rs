@@ -70,12 +70,23 @@ pub struct FlowCacheSummary {
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct CacheSummary {
-    /// Dirty pages written to flash: to make room, for a host flush, or (with
-    /// `cache.destage = "cold-at-once"`) at once because they were cold.
+    /// Dirty pages written to flash: to make room, for a host flush, in the background (with
+    /// `cache.destage = "background"`), or (with `cache.destage = "cold-at-once"`) at once
+    /// because they were cold.
     pub flushes: u64,
     /// Of `flushes`, the cold pages written through at once (`cache.destage = "cold-at-once"`).
     #[serde(default)]
     pub written_through: u64,
+    /// Of `flushes`, the pages written back in the background (`cache.destage = "background"`):
+    /// above the high dirty watermark, or while the host was idle.
+    #[serde(default)]
+    pub destaged: u64,
+    /// Of `destaged`, the pages written while the host was idle.
+    #[serde(default)]
+    pub destaged_when_idle: u64,
+    /// Lines holding data not yet on flash when the run ended.
+    #[serde(default)]
+    pub dirty_lines_at_end: u64,
     /// Cached writes that had to wait for space.
     pub writes_waited: u64,
     /// Fraction of the simulated time the DRAM was busy.
