@@ -137,7 +137,7 @@ def test_run_the_xml_pair_writes_one_results_file_per_scenario(run_cli, tmp_path
         "suspend_for_reads": True,
         "mapping_entry_sizes": "fixed",
         "gc_pacing": True,
-        "destage": "when-full",
+        "destage": "background",
         "dram_serial_access_time": "per-row",
     }
     # MQSim never suspends, and its SIMPLE cache is not ssdlab's: the warnings say so.
@@ -163,7 +163,7 @@ def test_a_simple_cache_is_not_called_advanced(tmp_path):
     device.write_text(SSDCONFIG.read_text().replace(">ADVANCED<", ">SIMPLE<"))
     scenarios = ssdlab.import_mqsim(device, WORKLOAD)
     warning = next(w for w in scenarios[0].warnings if w.startswith("Caching_Mechanism SIMPLE"))
-    assert "ADVANCED one" not in warning and "writes back only when a write needs room" in warning
+    assert "ADVANCED one" not in warning and "writes dirty data back in the background" in warning
 
 
 @needs_samples

@@ -213,7 +213,8 @@ proptest! {
 
 #[test]
 fn flush_waits_for_the_cached_writes_to_reach_flash() {
-    let mut dev = device(&small_device("write", ""));
+    // Written back only on demand, the dirty pages wait in the cache for the flush.
+    let mut dev = device(&small_device("write", "").replace("[cache]\n", "[cache]\ndestage = \"when-full\"\n"));
     let data = vec![0xAB; 8 * 512];
     for i in 0..4u64 {
         dev.submit(&request(i, Op::Write, i * 8, 8, Some(&data))).expect("accepted");
@@ -233,6 +234,25 @@ fn flush_waits_for_the_cached_writes_to_reach_flash() {
     dev.submit(&request(10, Op::Flush, 0, 0, None)).expect("accepted");
     let again = drain(&mut dev).pop().expect("completed");
     assert!(again.latency_ps() < flush.latency_ps() / 10);
+}
+
+#[test]
+fn an_idle_device_writes_its_cache_back_before_the_host_flushes() {
+    // Background destaging (the default): draining runs the device through its idle time, and
+    // once the host has been idle for 1 ms the dirty pages go to flash; the flush finds none.
+    let mut dev = device(&small_device("write", ""));
+    let data = vec![0xAB; 8 * 512];
+    for i in 0..4u64 {
+        dev.submit(&request(i, Op::Write, i * 8, 8, Some(&data))).expect("accepted");
+    }
+    let writes = drain(&mut dev);
+    assert_eq!(writes.len(), 4);
+    let r = dev.results();
+    assert_eq!((r.device.flash.programs, r.device.cache.destaged_when_idle), (4, 4));
+    dev.submit(&request(9, Op::Flush, 0, 0, None)).expect("accepted");
+    let flush = drain(&mut dev).pop().expect("the flush completed");
+    assert!(flush.latency_ps() < 100_000_000, "nothing to wait for: {} ps", flush.latency_ps());
+    assert_eq!(dev.results().device.flash.programs, 4);
 }
 
 /// Writes `rounds` passes of random 4 KiB pages over the first 80 % of a small device; with

@@ -102,9 +102,11 @@ fn mapping_journal_keeps_gc_from_writing_translation_pages() {
         tpages(&cached),
         wa(&cached)
     );
-    // Measured: 2239 vs 27,087 translation pages, WA 10.9 vs 14.7.
+    // Measured: 2338 vs 22,392 translation pages, WA 10.9 vs 12.1 (with blocks programmed in
+    // order: before that, translation writes passed user writes of their block, 2239 vs 27,087
+    // pages and WA 10.9 vs 14.7).
     assert!(tpages(&journal) * 5 < tpages(&cached));
-    assert!(wa(&journal) < wa(&cached) * 0.85);
+    assert!(wa(&journal) < wa(&cached) * 0.95);
 }
 
 #[test]

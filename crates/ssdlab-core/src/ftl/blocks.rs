@@ -265,6 +265,34 @@ impl BlockManager {
         (range.start, &self.state[start..end], &self.valid[start..end])
     }
 
+    /// The plane's program cursors (see [`Self::is_collectable`]), beside [`Self::plane_view`].
+    pub fn plane_cursors(&self, plane: u32) -> &[u16] {
+        let range = self.blocks_of_plane(plane);
+        &self.next_program[range.start as usize..range.end as usize]
+    }
+
+    /// Whether GC or wear leveling may take `block`: it is full and every one of its pages has
+    /// been programmed. A block whose last pages are taken but still wait in a die's queue is
+    /// not: erasing it would leave those programs to land in the erased (or reused) block.
+    #[inline]
+    pub fn is_collectable(&self, block: u32) -> bool {
+        self.state[block as usize] == BlockState::Full
+            && self.next_program[block as usize] as u32 == self.pages_per_block
+    }
+
+    /// Whether a full block whose cursor says `cursor` has all its pages programmed.
+    #[inline]
+    pub fn all_programmed(&self, cursor: u16) -> bool {
+        cursor as u32 == self.pages_per_block
+    }
+
+    /// Pages placed without the scheduler (preconditioning's fill, steady-state layout and
+    /// imported planes, translation pages stored at start) count as programmed: once no program
+    /// waits anywhere, each block's cursor is its write pointer.
+    pub fn sync_program_cursors(&mut self) {
+        self.next_program.copy_from_slice(&self.write_ptr);
+    }
+
     pub fn blocks_of_plane(&self, plane: u32) -> std::ops::Range<u32> {
         let first = plane * self.blocks_per_plane;
         first..first + self.blocks_per_plane
@@ -306,7 +334,7 @@ impl BlockManager {
     /// keeps it out of circulation while the other blocks wear.
     pub fn coldest_full_block(&self, plane: u32) -> Option<u32> {
         self.blocks_of_plane(plane)
-            .filter(|&b| self.state[b as usize] == BlockState::Full)
+            .filter(|&b| self.is_collectable(b))
             .min_by_key(|&b| (self.erase_count[b as usize], b))
     }
 

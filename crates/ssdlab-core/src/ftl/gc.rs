@@ -1,5 +1,6 @@
-//! GC victim selection. Every policy chooses among a plane's full blocks (never an open write
-//! frontier, an erased block or a block already being collected); see [`GcPolicy`] for each
+//! GC victim selection. Every policy chooses among a plane's full blocks whose pages have all
+//! been programmed (never an open write frontier, a block whose last programs still wait, an
+//! erased block or a block already being collected); see [`GcPolicy`] for each
 //! policy's definition and source. Random choices draw from the FTL's own seeded stream.
 
 use super::blocks::{BlockManager, BlockState};
@@ -27,9 +28,10 @@ impl VictimSelector {
         match self.policy {
             GcPolicy::Greedy => {
                 let (first, states, valid) = blocks.plane_view(plane);
+                let cursors = blocks.plane_cursors(plane);
                 let mut best = (u32::MAX, 0u32);
-                for (i, (&s, &v)) in states.iter().zip(valid).enumerate() {
-                    if s == BlockState::Full && (v as u32) < best.0 {
+                for (i, ((&s, &v), &c)) in states.iter().zip(valid).zip(cursors).enumerate() {
+                    if s == BlockState::Full && (v as u32) < best.0 && blocks.all_programmed(c) {
                         best = (v as u32, i as u32);
                     }
                 }
@@ -38,10 +40,11 @@ impl VictimSelector {
             }
             GcPolicy::Fifo => {
                 let (first, states, valid) = blocks.plane_view(plane);
+                let cursors = blocks.plane_cursors(plane);
                 let mut reclaimable = false;
                 let mut best = (SimTime::MAX, u32::MAX);
-                for (i, (&s, &v)) in states.iter().zip(valid).enumerate() {
-                    if s == BlockState::Full {
+                for (i, ((&s, &v), &c)) in states.iter().zip(valid).zip(cursors).enumerate() {
+                    if s == BlockState::Full && blocks.all_programmed(c) {
                         reclaimable |= (v as u32) < ppb;
                         let key = (blocks.closed_at(first + i as u32), first + i as u32);
                         best = best.min(key);
@@ -52,7 +55,7 @@ impl VictimSelector {
             _ => {}
         }
         self.candidates.clear();
-        self.candidates.extend(blocks.blocks_of_plane(plane).filter(|&b| blocks.state(b) == BlockState::Full));
+        self.candidates.extend(blocks.blocks_of_plane(plane).filter(|&b| blocks.is_collectable(b)));
         // Nothing to reclaim anywhere: collecting would only move data.
         if self.candidates.iter().all(|&b| blocks.valid_pages(b) == ppb) {
             return None;
@@ -70,11 +73,8 @@ impl VictimSelector {
                 self.candidates.retain(|&b| (valid(b) as f64) < average);
                 if self.candidates.is_empty() {
                     // Every full block holds the average: any with an invalid page will do.
-                    self.candidates.extend(
-                        blocks
-                            .blocks_of_plane(plane)
-                            .filter(|&b| blocks.state(b) == BlockState::Full && valid(b) < ppb),
-                    );
+                    self.candidates
+                        .extend(blocks.blocks_of_plane(plane).filter(|&b| blocks.is_collectable(b) && valid(b) < ppb));
                 }
                 self.uniform()
             }

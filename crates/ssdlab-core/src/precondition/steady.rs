@@ -204,7 +204,9 @@ impl Aging<'_> {
         if !self.ftl.can_write(0) {
             return Err(full_plane());
         }
-        self.ftl.write(lpa, 0, Stream::User, now);
+        // Aging places pages without the scheduler: each is programmed as it is placed.
+        let ppa = self.ftl.write(lpa, 0, Stream::User, now);
+        self.ftl.blocks.note_program(ppa);
         if self.ftl.needs_gc(0) {
             if let Some(victim) = self.ftl.begin_gc(0, now) {
                 self.collect(victim, now)?;
@@ -225,7 +227,8 @@ impl Aging<'_> {
                     return Err(full_plane());
                 }
                 let lpa = self.ftl.map.owner(ppa);
-                self.ftl.write(lpa, 0, Stream::Gc, now);
+                let moved = self.ftl.write(lpa, 0, Stream::Gc, now);
+                self.ftl.blocks.note_program(moved);
                 self.gc_moves += 1;
             }
         }

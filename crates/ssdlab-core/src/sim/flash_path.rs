@@ -246,8 +246,15 @@ impl Simulation {
             return;
         };
         if batch.class.is_write() {
+            let ppb = self.ftl.geometry.pages_per_block;
             for &id in batch.ids() {
-                self.ftl.blocks.note_program(self.txns.get(id).ppa);
+                let (ppa, plane) = (self.txns.get(id).ppa, self.txns.get(id).plane);
+                self.ftl.blocks.note_program(ppa);
+                // A block becomes a possible victim once its last page is programmed: a plane
+                // that found no victim while it waited starts collecting now.
+                if ppa % ppb == ppb - 1 && self.family.is_none() && self.ftl.needs_gc(plane) {
+                    self.start_gc(plane);
+                }
             }
         }
         match batch.class {

@@ -326,6 +326,9 @@ impl Simulation {
         sim.start_open_channel();
         sim.data = data_path::build(&sim.config, &sim.ftl.geometry, base_dir, sim.cache.partitions().len())?;
         sim.load_backing_file()?;
+        // Nothing is in flight yet: every page placed so far counts as programmed.
+        debug_assert_eq!(sim.txns.live(), 0, "transactions in flight before the flows start");
+        sim.ftl.blocks.sync_program_cursors();
         sim.start_flows()?;
         sim.setup_wall = setup_started.elapsed();
         Ok(sim)

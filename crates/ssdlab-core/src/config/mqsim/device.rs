@@ -157,7 +157,7 @@ pub(super) fn import_device(file: &str, root: &Element) -> Result<Device, Config
         }
         if mechanism.as_deref() == Some("SIMPLE") {
             warnings.push(
-                "Caching_Mechanism SIMPLE: MQSim's SIMPLE cache takes only the TURNED_OFF and WRITE_CACHE modes and, like ADVANCED, writes data it has not seen in the last second through to flash at once; ssdlab's data cache writes back only when a write needs room (docs/fidelity.md)"
+                "Caching_Mechanism SIMPLE: MQSim's SIMPLE cache takes only the TURNED_OFF and WRITE_CACHE modes and, like ADVANCED, writes data it has not seen in the last second through to flash at once; ssdlab's default cache writes dirty data back in the background (cache.destage = \"background\"), and compat = \"mqsim\" writes cold data through at once as both MQSim caches do (docs/fidelity.md)"
                     .into(),
             );
         }
