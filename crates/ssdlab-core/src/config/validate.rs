@@ -154,6 +154,9 @@ fn validate_host(host: &HostConfig) -> Result<(), ConfigError> {
 }
 
 fn validate_flash(flash: &FlashConfig) -> Result<(), ConfigError> {
+    if let Some(spread) = &flash.timing.spread {
+        spread.validate()?;
+    }
     at_least_one("flash.channels", flash.channels)?;
     at_least_one("flash.chips_per_channel", flash.chips_per_channel)?;
     at_least_one("flash.dies_per_chip", flash.dies_per_chip)?;

@@ -79,7 +79,13 @@ pub struct FlashBackend {
     /// When a read may suspend a program or erase (`flash/suspension.rs`).
     pub suspension: SuspensionRules,
     pub counters: FlashCounters,
+    /// `flash.timing.spread`: each die's (read, program, erase) cell-time factors; empty when
+    /// every die runs at the configured latencies.
+    die_factors: Vec<[f64; 3]>,
 }
+
+/// Random stream of the per-die latency factors.
+const STREAM_LATENCY_SPREAD: u64 = 0x5912EAD;
 
 impl FlashBackend {
     pub fn new(config: &Config, geometry: &Geometry, timing: FlashTiming) -> Self {
@@ -109,6 +115,9 @@ impl FlashBackend {
                 .then(|| ChannelArbiter::new(geometry.channels, geometry.chips_per_channel)),
             suspension: SuspensionRules::new(config),
             counters: FlashCounters::default(),
+            die_factors: config.flash.timing.spread.as_ref().map_or_else(Vec::new, |s| {
+                s.draw(geometry.dies, &mut crate::engine::RandomStream::new(config.seed, STREAM_LATENCY_SPREAD))
+            }),
         }
     }
 
@@ -133,8 +142,15 @@ impl FlashBackend {
     /// A multi-plane read of `pages` (page-in-block numbers, one per plane) from `now`: the
     /// command and address cycles on `channel`, then the cell read of the slowest page type.
     /// Returns (when the command is sent, cell picoseconds).
-    pub fn start_read(&mut self, channel: usize, now: SimTime, pages: impl Iterator<Item = u32>) -> (SimTime, u64) {
+    pub fn start_read(
+        &mut self,
+        die: u32,
+        channel: usize,
+        now: SimTime,
+        pages: impl Iterator<Item = u32>,
+    ) -> (SimTime, u64) {
         let (n, cell) = self.slowest(pages, FlashTiming::read_ps);
+        let cell = self.on_die(die, 0, cell);
         self.counters.reads += n;
         self.counters.read_cell_ps += cell * n;
         let command = self.timing.read_command_ps * n;
@@ -146,15 +162,18 @@ impl FlashBackend {
     /// then the cell program of the slowest page type. `sectors` is what the programs write
     /// (moved alone under `partial_page_transfer`; otherwise every page moves whole). Returns
     /// (channel start, command picoseconds, data picoseconds, cell picoseconds).
+    #[allow(clippy::too_many_arguments)]
     pub fn start_program(
         &mut self,
         class: Class,
+        die: u32,
         channel: usize,
         now: SimTime,
         pages: impl Iterator<Item = u32>,
         sectors: u64,
     ) -> (SimTime, u64, u64, u64) {
         let (n, cell) = self.slowest(pages, FlashTiming::program_ps);
+        let cell = self.on_die(die, 1, cell);
         self.counters.programs += n;
         self.counters.program_cell_ps += cell * n;
         let data = if self.partial_page_transfer {
@@ -177,11 +196,27 @@ impl FlashBackend {
 
     /// A multi-plane erase of `blocks` blocks from `now`; returns (when the command is sent, cell
     /// picoseconds).
-    pub fn start_erase(&mut self, channel: usize, now: SimTime, blocks: u64) -> (SimTime, u64) {
+    pub fn start_erase(&mut self, die: u32, channel: usize, now: SimTime, blocks: u64) -> (SimTime, u64) {
+        let cell = self.on_die(die, 2, self.timing.erase_ps);
         self.counters.erases += blocks;
-        self.counters.erase_cell_ps += self.timing.erase_ps * blocks;
+        self.counters.erase_cell_ps += cell * blocks;
         let command = self.timing.erase_command_ps * blocks;
-        (self.use_channel(channel, now, command) + command, self.timing.erase_ps)
+        (self.use_channel(channel, now, command) + command, cell)
+    }
+
+    /// `cell_ps` of operation `op` (0 read, 1 program, 2 erase) as `die` runs it: scaled by
+    /// its drawn factor under `flash.timing.spread`.
+    #[inline]
+    fn on_die(&self, die: u32, op: usize, cell_ps: u64) -> u64 {
+        match self.die_factors.get(die as usize) {
+            Some(f) => (cell_ps as f64 * f[op]).round() as u64,
+            None => cell_ps,
+        }
+    }
+
+    /// Each die's (read, program, erase) factors under `flash.timing.spread` (empty without).
+    pub fn die_factors(&self) -> &[[f64; 3]] {
+        &self.die_factors
     }
 
     /// A read's `bytes` leave the page registers over `channel` from `now` (nothing moves for a

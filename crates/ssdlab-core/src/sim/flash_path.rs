@@ -389,7 +389,7 @@ impl Simulation {
             c if c.is_read() => {
                 let g = &self.ftl.geometry;
                 let pages = batch.ids().iter().map(|&id| g.page_in_block(self.txns.get(id).ppa));
-                let (sent, cell) = self.backend.start_read(channel, now, pages);
+                let (sent, cell) = self.backend.start_read(die, channel, now, pages);
                 self.charge_batch(die, &[firmware, (Step::CommandAddress, sent - now), (Step::CellOperation, cell)]);
                 self.queue.schedule(sent + cell, Event::CellReadDone { die });
             }
@@ -405,7 +405,7 @@ impl Simulation {
                 let pages = batch.ids().iter().map(|&id| g.page_in_block(self.txns.get(id).ppa));
                 let sectors = batch.ids().iter().map(|&id| self.txns.get(id).written_sectors as u64).sum();
                 let (start, command, data, cell) =
-                    self.backend.start_program(batch.class, channel, now, pages, sectors);
+                    self.backend.start_program(batch.class, die, channel, now, pages, sectors);
                 self.charge_batch(
                     die,
                     &[
@@ -418,7 +418,7 @@ impl Simulation {
                 self.schedule_cell_end(die, start + command + data, cell);
             }
             _ => {
-                let (sent, cell) = self.backend.start_erase(channel, now, batch.count as u64);
+                let (sent, cell) = self.backend.start_erase(die, channel, now, batch.count as u64);
                 self.charge_batch(die, &[firmware]);
                 self.schedule_cell_end(die, sent, cell);
             }
