@@ -84,8 +84,10 @@ def test_host_bytes_come_back_and_trimmed_pages_read_as_zeros():
 
 
 def test_a_flush_waits_until_the_cached_writes_are_on_flash():
-    # A fresh drive: no GC program is counted beside the flushed pages.
-    dev = ssdlab.Device({**SMALL, "precondition": {"mode": "none"}})
+    # A fresh drive: no GC program is counted beside the flushed pages. Written back only on
+    # demand: run_until_idle would otherwise let the idle drive write them back first.
+    cache = {**SMALL["cache"], "destage": "when-full"}
+    dev = ssdlab.Device({**SMALL, "cache": cache, "precondition": {"mode": "none"}})
     for i in range(4):
         dev.submit("write", i * 8, 8, data=bytes([i]) * 4096)
     dev.run_until_idle()
@@ -96,6 +98,21 @@ def test_a_flush_waits_until_the_cached_writes_are_on_flash():
     (flush,) = dev.completions()
     assert dev.results().device.flash.programs - programs == 4
     assert flush.latency_us > max(w.latency_us for w in writes)
+
+
+def test_an_idle_drive_writes_its_cache_back_before_the_flush():
+    dev = ssdlab.Device({**SMALL, "precondition": {"mode": "none"}})
+    for i in range(4):
+        dev.submit("write", i * 8, 8, data=bytes([i]) * 4096)
+    dev.run_until_idle()
+    dev.completions()
+    cache = dev.results().device.cache
+    assert (cache.destaged, cache.destaged_when_idle, cache.dirty_lines_at_end) == (4, 4, 0)
+    dev.submit("flush")
+    dev.run_until_idle()
+    (flush,) = dev.completions()
+    assert flush.latency_us < 100, "nothing left to write"
+    assert dev.results().device.flash.programs == 4
 
 
 def test_advance_to_never_passes_the_time_asked_and_time_never_goes_back():
