@@ -54,7 +54,7 @@ fn case_strategy() -> impl Strategy<Value = Case> {
             prop::sample::select(vec!["greedy", "random", "random-p", "random-pp", "rga", "fifo", "cost-benefit"]),
             prop::sample::select(vec![2u32, 100]),
             prop::bool::ANY,
-            prop::sample::select(vec!["fifo", "out-of-order", "priority", "flow-fair"]),
+            prop::sample::select(vec!["fifo", "out-of-order", "priority", "flow-fair", "flin"]),
             prop::sample::select(vec!["round-robin", "weighted-round-robin"]),
             prop::bool::ANY,
             (

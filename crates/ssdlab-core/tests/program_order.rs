@@ -62,7 +62,7 @@ proptest! {
 
     #[test]
     fn every_scheduler_keeps_page_order(
-        scheduling in prop::sample::select(vec!["fifo", "out-of-order", "priority", "flow-fair"]),
+        scheduling in prop::sample::select(vec!["fifo", "out-of-order", "priority", "flow-fair", "flin"]),
         mapping in prop::sample::select(vec!["page", "page", "block", "hybrid"]),
         pacing in prop::bool::ANY,
         priorities in prop::collection::vec(

@@ -399,6 +399,11 @@ pub enum Scheduling {
     /// This pursues FLIN's goal (Tavakkol et al., ISCA 2018: even out flows' slowdowns), not its
     /// three-stage design.
     FlowFair,
+    /// FLIN (Tavakkol et al., ISCA 2018) in its three stages: fairness-aware insertion into each
+    /// die's user queues (low-intensity flows ahead, each transaction where it evens out the
+    /// slowdowns), priority classes served by weighted round robin (`host.wrr_weights`, urgent
+    /// first), and reads or writes picked by their wait relative to their service time.
+    Flin,
 }
 
 impl Default for ControllerConfig {

@@ -121,7 +121,8 @@ impl Simulation {
     #[inline]
     pub(super) fn push_to_die(&mut self, id: u32, class: Class, plane: u32) {
         let die = self.ftl.geometry.die_of_plane(plane);
-        let seq = self.tsu.push(die, class, id, self.txns.get(id));
+        self.tsu.now = self.queue.now();
+        let seq = self.tsu.push(die, class, id, &self.txns);
         self.txns.get_mut(id).seq = seq;
         self.touched_dies.push(die);
         if matches!(class, Class::UserRead | Class::MappingRead) {
@@ -240,6 +241,7 @@ impl Simulation {
         }
         let order = self.service_order(die);
         let reads_only = self.backend.dies[die as usize].suspended.is_some();
+        self.tsu.now = self.now();
         let Some(batch) =
             self.tsu.next_batch(die, &self.txns, order, reads_only, &self.flow_last_served, &self.ftl.blocks)
         else {

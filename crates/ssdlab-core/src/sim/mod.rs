@@ -264,10 +264,25 @@ impl Simulation {
         let fill_seconds = fill_started.elapsed().as_secs_f64();
         let g = &ftl.geometry;
         let c = &config.controller;
-        let tsu = Tsu::new(g)
+        let mut tsu = Tsu::new(g)
             .map_err(|reason| ConfigError::new("flash", reason))?
             .with_policy(c.scheduling)
             .with_translation_reads_first(c.translation_reads_first == Some(true));
+        if c.scheduling == crate::config::Scheduling::Flin {
+            let service = [
+                timing.read_ps(0) + timing.read_command_ps + timing.page_transfer_ps,
+                timing.program_ps(0) + timing.program_command_ps + timing.page_transfer_ps,
+            ];
+            let w = &config.host.wrr_weights;
+            let flin = crate::ftl::tsu::Flin::new(
+                g.dies,
+                config.flows.len(),
+                g.page_size_bytes,
+                service,
+                [w.high, w.medium, w.low],
+            );
+            tsu = tsu.with_flin(flin);
+        }
         let backend = crate::flash::backend::FlashBackend::new(&config, g, timing);
         let mut sim = Self {
             backend,

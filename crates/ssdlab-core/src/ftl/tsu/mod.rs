@@ -3,7 +3,11 @@
 //! order within a die. Transactions of one class that target different planes of the die at the
 //! same page offset are issued together as one multi-plane command.
 
+mod flin;
+
 use std::collections::VecDeque;
+
+pub use flin::Flin;
 
 use super::blocks::BlockManager;
 use super::transaction::{Class, Transaction, CLASSES};
@@ -53,7 +57,7 @@ const READ_QUEUES: u32 = {
 /// its plane within the die), so the scheduler's look-ahead never touches the transaction slab:
 /// `id | offset << 32 | plane << 56`.
 #[derive(Clone, Copy, Debug)]
-struct Entry(u64);
+pub(crate) struct Entry(u64);
 
 impl Entry {
     fn new(id: u32, offset: u32, plane_in_die: u32) -> Self {
@@ -92,6 +96,10 @@ pub struct Tsu {
     /// `pages_per_block - 1` when it is a power of two (page offsets by mask, not division).
     page_mask: Option<u32>,
     next_seq: u64,
+    /// `controller.scheduling = "flin"`: its state (see `flin.rs`).
+    flin: Option<Flin>,
+    /// The simulated time of the current push or pick (FLIN's waits are measured from it).
+    pub now: crate::time::SimTime,
 }
 
 impl Tsu {
@@ -131,6 +139,8 @@ impl Tsu {
             pages_per_block: geometry.pages_per_block,
             page_mask: geometry.pages_per_block.is_power_of_two().then(|| geometry.pages_per_block - 1),
             next_seq: 0,
+            flin: None,
+            now: 0,
         })
     }
 
@@ -141,6 +151,12 @@ impl Tsu {
 
     pub fn policy(&self) -> Scheduling {
         self.policy
+    }
+
+    /// FLIN's state, for `controller.scheduling = "flin"`.
+    pub fn with_flin(mut self, flin: Flin) -> Self {
+        self.flin = Some(flin);
+        self
     }
 
     pub fn with_translation_reads_first(mut self, first: bool) -> Self {
@@ -164,18 +180,25 @@ impl Tsu {
         }
     }
 
-    /// Queues a transaction; returns its arrival sequence number (for FIFO order).
-    /// `txn` is the transaction `id` with its target page (final: writes are placed first).
+    /// Queues transaction `id` of `slab` (with its target page: writes are placed first);
+    /// returns its arrival sequence number (for FIFO order).
     #[inline]
-    pub fn push(&mut self, die: u32, class: Class, id: u32, txn: &Transaction) -> u64 {
-        let sub = if self.policy == Scheduling::Priority { txn.priority as usize } else { 0 };
+    pub fn push(&mut self, die: u32, class: Class, id: u32, slab: &Slab<Transaction>) -> u64 {
+        let txn = slab.get(id);
+        let by_priority = matches!(self.policy, Scheduling::Priority | Scheduling::Flin);
+        let sub = if by_priority { txn.priority as usize } else { 0 };
         let index = class as usize * PRIORITIES + sub;
         let offset = match self.page_mask {
             Some(mask) => txn.ppa & mask,
             None => txn.ppa % self.pages_per_block,
         };
         let entry = Entry::new(id, offset, txn.plane - die * self.planes_per_die);
-        self.queues[die as usize][index].push_back(entry);
+        match (&mut self.flin, user_side(class)) {
+            (Some(flin), Some(rw)) => {
+                flin.insert(die, rw, sub, &mut self.queues[die as usize][index], entry, slab, self.now)
+            }
+            _ => self.queues[die as usize][index].push_back(entry),
+        }
         self.nonempty[die as usize] |= 1 << index;
         self.per_plane[die as usize][index][entry.plane() as usize] += 1;
         self.next_seq += 1;
@@ -208,7 +231,8 @@ impl Tsu {
     /// queue of each class). Returns (its rank in that order, its queue index).
     #[inline]
     fn first_queue(&self, waiting: u32, order: &[Class; CLASSES]) -> Option<(usize, usize)> {
-        let levels = if self.policy == Scheduling::Priority { (1u32 << PRIORITIES) - 1 } else { 1 };
+        let by_priority = matches!(self.policy, Scheduling::Priority | Scheduling::Flin);
+        let levels = if by_priority { (1u32 << PRIORITIES) - 1 } else { 1 };
         let (position, &c) =
             order.iter().enumerate().find(|&(_, &c)| (waiting >> (c as usize * PRIORITIES)) & levels != 0)?;
         let level = ((waiting >> (c as usize * PRIORITIES)) & levels).trailing_zeros() as usize;
@@ -257,7 +281,7 @@ impl Tsu {
         slab: &Slab<Transaction>,
         blocks: &BlockManager,
     ) -> Option<(usize, usize)> {
-        let levels = if self.policy == Scheduling::Priority { PRIORITIES } else { 1 };
+        let levels = if matches!(self.policy, Scheduling::Priority | Scheduling::Flin) { PRIORITIES } else { 1 };
         order.iter().filter(|c| c.is_write()).find_map(|&c| {
             (0..levels).map(|level| c as usize * PRIORITIES + level).filter(|&i| waiting >> i & 1 != 0).find_map(|i| {
                 let queue = &self.queues[die as usize][i];
@@ -300,6 +324,10 @@ impl Tsu {
         } else {
             self.first_queue(waiting, order)?.1
         };
+        let index = match self.flin.is_some() {
+            true => self.flin_pick(die, index, waiting, slab),
+            false => index,
+        };
         let class = Class::from_index(index / PRIORITIES);
         let queue = &self.queues[die as usize][index];
         let pick = if self.policy == Scheduling::FlowFair && matches!(class, Class::UserRead | Class::UserWrite) {
@@ -337,6 +365,9 @@ impl Tsu {
         let class = Class::from_index(index / PRIORITIES);
         let queue = &mut queues[index];
         let head = if pick == 0 { queue.pop_front() } else { queue.remove(pick) }.expect("non-empty queue");
+        if let (Some(flin), Some(rw)) = (&mut self.flin, user_side(class)) {
+            flin.removed(die, rw, index % PRIORITIES, pick);
+        }
         let waiting_per_plane = &mut self.per_plane[die as usize][index];
         waiting_per_plane[head.plane() as usize] -= 1;
         let mut batch = Batch { class, txns: [0; MAX_PLANES_PER_DIE as usize], count: 1 };
@@ -363,6 +394,9 @@ impl Tsu {
                 let in_order = !class.is_write() || blocks.is_next_program(slab.get(entry.id()).ppa);
                 if plane_free && entry.offset() == head.offset() && in_order {
                     batch.txns[batch.count as usize] = queue.remove(i).expect("index in range").id();
+                    if let (Some(flin), Some(rw)) = (&mut self.flin, user_side(class)) {
+                        flin.removed(die, rw, index % PRIORITIES, i);
+                    }
                     waiting_per_plane[entry.plane() as usize] -= 1;
                     batch.count += 1;
                 } else {
@@ -374,5 +408,41 @@ impl Tsu {
             self.nonempty[die as usize] &= !(1 << index);
         }
         Some(batch)
+    }
+}
+
+/// FLIN's side (read or write) of a user class; `None` for the FTL's own classes.
+#[inline]
+fn user_side(class: Class) -> Option<usize> {
+    match class {
+        Class::UserRead => Some(flin::READ),
+        Class::UserWrite => Some(flin::WRITE),
+        _ => None,
+    }
+}
+
+impl Tsu {
+    /// FLIN's stages 2 and 3 on the queue `index` that service order chose: a user class's
+    /// priority level by weighted round robin, then a user read gives way to the user write whose
+    /// proportional wait is longer.
+    fn flin_pick(&mut self, die: u32, index: usize, waiting: u32, slab: &Slab<Transaction>) -> usize {
+        let class = Class::from_index(index / PRIORITIES);
+        let Some(rw) = user_side(class) else { return index };
+        let levels_of = |c: Class| (waiting >> (c as usize * PRIORITIES)) & ((1 << PRIORITIES) - 1);
+        let flin = self.flin.as_mut().expect("called under FLIN");
+        let level = flin.pick_level(die, rw, levels_of(class));
+        let chosen = class as usize * PRIORITIES + level;
+        let writes = levels_of(Class::UserWrite);
+        if rw != flin::READ || writes == 0 {
+            return chosen;
+        }
+        let write_queue = Class::UserWrite as usize * PRIORITIES + writes.trailing_zeros() as usize;
+        let queues = &self.queues[die as usize];
+        let (read, write) = (slab.get(queues[chosen][0].id()), slab.get(queues[write_queue][0].id()));
+        if flin.write_before_read(read, write, self.now) {
+            write_queue
+        } else {
+            chosen
+        }
     }
 }
