@@ -59,7 +59,9 @@ pub fn costs_from_config(config: &Config) -> (PageCosts, PageCosts) {
 /// Pages the device works on at once: every plane of every die of every chip.
 pub fn parallel_units(config: &Config) -> u64 {
     let f = &config.flash;
-    (f.channels * f.chips_per_channel * f.dies_per_chip * f.planes_per_die) as u64
+    // The planes of a die work in parallel only as one multi-plane command.
+    let planes = if f.multi_plane { f.planes_per_die } else { 1 };
+    (f.channels * f.chips_per_channel * f.dies_per_chip * planes) as u64
 }
 
 /// Write amplification of FIFO garbage collection under uniformly random page writes, in steady

@@ -72,6 +72,12 @@ pub struct FlashConfig {
     /// `data-out-first` under `compat = "mqsim"`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub channel_arbitration: Option<ChannelArbitration>,
+    /// Whether the controller pairs transactions of one kind on different planes of a die, at
+    /// the same page offset, into one multi-plane command (one cell time for all). Default true
+    /// (ONFI's multi-plane operations; MQSim and SimpleSSD always pair). A property of the drive
+    /// and its firmware, not a given: the Intel X25-M's sequential writes match the closed form
+    /// it was validated with only without pairing (`examples/intel-x25m.toml`).
+    pub multi_plane: bool,
     /// Cell operation and suspension timings.
     pub timing: TimingConfig,
 }
@@ -137,6 +143,7 @@ impl Default for FlashConfig {
             die_commands: None,
             partial_page_transfer: None,
             channel_arbitration: None,
+            multi_plane: true,
             timing: TimingConfig::default(),
         }
     }

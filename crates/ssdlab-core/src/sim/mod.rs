@@ -267,6 +267,7 @@ impl Simulation {
         let mut tsu = Tsu::new(g)
             .map_err(|reason| ConfigError::new("flash", reason))?
             .with_policy(c.scheduling)
+            .with_multi_plane(config.flash.multi_plane)
             .with_translation_reads_first(c.translation_reads_first == Some(true));
         if c.scheduling == crate::config::Scheduling::Flin {
             let service = [

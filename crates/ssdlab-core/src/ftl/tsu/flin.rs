@@ -3,9 +3,11 @@
 //! on each die's user queues:
 //!
 //! 1. **Fairness-aware queue insertion.** Each epoch (10 ms) a flow is classified, per die, as
-//!    high-intensity for reads (writes) if more than alpha_read (alpha_write) bytes of it arrived
-//!    at the die in the last epoch (the paper's alpha: 32 MiB and 256 KiB over the whole drive,
-//!    shared out over the dies). A low-intensity flow's transaction goes behind the queue's other
+//!    high-intensity for reads (writes) if it arrived faster than alpha_read = 32 MB/s
+//!    (alpha_write = 256 KB/s) in the last epoch, shared out evenly over the dies: the paper
+//!    defines alpha as an arrival rate, and these are the values MQSim's FLIN was to be built
+//!    with (its TSU_FLIN constructor call, commented out in SSD_Device.cpp @7ec40e3). A
+//!    low-intensity flow's transaction goes behind the queue's other
 //!    low-intensity ones, ahead of every high-intensity one, and then forward within that part to
 //!    the place that maximises fairness (min slowdown / max slowdown of the part). A
 //!    high-intensity flow's transaction goes to the tail; if the queue's fairness (by each flow's
@@ -31,11 +33,11 @@ use crate::engine::Slab;
 use crate::ftl::transaction::Transaction;
 use crate::time::{SimTime, PS_PER_MS};
 
-/// FLIN's epoch, alphas and fairness threshold as MQSim's FLIN took them (its TSU_FLIN
-/// constructor call in SSD_Device.cpp @7ec40e3: 10 ms, 32 MiB, 256 KiB, 0.6).
+/// FLIN's epoch, alphas (bytes per second) and fairness threshold as MQSim's FLIN took them
+/// (its TSU_FLIN constructor call in SSD_Device.cpp @7ec40e3: 10 ms, 32 MiB, 256 KiB, 0.6).
 pub const EPOCH_PS: SimTime = 10 * PS_PER_MS;
-pub const ALPHA_READ_BYTES: u64 = 32 << 20;
-pub const ALPHA_WRITE_BYTES: u64 = 256 << 10;
+pub const ALPHA_READ_BYTES_PER_S: u64 = 32 << 20;
+pub const ALPHA_WRITE_BYTES_PER_S: u64 = 256 << 10;
 pub const FAIRNESS_THRESHOLD: f64 = 0.6;
 
 /// Read or write (index of the per-flow, per-queue arrays).
@@ -79,7 +81,7 @@ impl Flin {
         let flows = flows.max(1);
         Self {
             flows,
-            alpha: [per_die(ALPHA_READ_BYTES), per_die(ALPHA_WRITE_BYTES)],
+            alpha: [per_die(ALPHA_READ_BYTES_PER_S), per_die(ALPHA_WRITE_BYTES_PER_S)],
             epoch_end: EPOCH_PS,
             arrived: vec![[0; 2]; dies as usize * flows],
             high: vec![[false; 2]; dies as usize * flows],

@@ -96,6 +96,8 @@ pub struct Tsu {
     /// `pages_per_block - 1` when it is a power of two (page offsets by mask, not division).
     page_mask: Option<u32>,
     next_seq: u64,
+    /// `flash.multi_plane`: transactions on the die's planes at one page offset run together.
+    multi_plane: bool,
     /// `controller.scheduling = "flin"`: its state (see `flin.rs`).
     flin: Option<Flin>,
     /// The simulated time of the current push or pick (FLIN's waits are measured from it).
@@ -139,6 +141,7 @@ impl Tsu {
             pages_per_block: geometry.pages_per_block,
             page_mask: geometry.pages_per_block.is_power_of_two().then(|| geometry.pages_per_block - 1),
             next_seq: 0,
+            multi_plane: true,
             flin: None,
             now: 0,
         })
@@ -151,6 +154,12 @@ impl Tsu {
 
     pub fn policy(&self) -> Scheduling {
         self.policy
+    }
+
+    /// Whether to form multi-plane commands (`flash.multi_plane`).
+    pub fn with_multi_plane(mut self, multi_plane: bool) -> Self {
+        self.multi_plane = multi_plane;
+        self
     }
 
     /// FLIN's state, for `controller.scheduling = "flin"`.
@@ -372,7 +381,7 @@ impl Tsu {
         waiting_per_plane[head.plane() as usize] -= 1;
         let mut batch = Batch { class, txns: [0; MAX_PLANES_PER_DIE as usize], count: 1 };
         batch.txns[0] = head.id();
-        if planes_per_die > 1 && class != Class::Erase {
+        if planes_per_die > 1 && class != Class::Erase && self.multi_plane {
             let all_planes = (1u32 << planes_per_die) - 1;
             // Planes with nothing in this queue count as seen: no partner can come from them.
             let mut planes_taken = 1u32 << head.plane();
