@@ -1,4 +1,4 @@
-"""FLIN (Tavakkol et al., ISCA 2018) against the other schedulers on the MQSim paper's Table 3 drive.
+"""FLIN (Tavakkol et al., ISCA 2018) against the other schedulers on the MQSim Table 3 drive.
 
 For each flow mix, each scheduler (`controller.scheduling`: out-of-order, priority, flow-fair,
 flin) runs the flows together and each flow alone on the same device; slowdown S_i = mean
