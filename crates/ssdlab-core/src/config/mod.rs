@@ -381,6 +381,36 @@ pub struct ControllerConfig {
     /// CMD_Suspension_Support says. Unset: true, or false under `compat = "mqsim"`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub suspend_for_reads: Option<bool>,
+    /// FLIN's parameters (`[controller.flin]`, with `scheduling = "flin"` only); each key left
+    /// out takes the value MQSim's FLIN was to be built with.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flin: Option<FlinConfig>,
+}
+
+/// See [`ControllerConfig::flin`] and `ftl/tsu/flin.rs`.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct FlinConfig {
+    /// How often flows are classified by intensity (default "10ms").
+    pub epoch: Duration,
+    /// Bytes per second of reads above which a flow is high-intensity (default "32MiB").
+    pub alpha_read: Size,
+    /// Bytes per second of writes above which a flow is high-intensity (default "256KiB").
+    pub alpha_write: Size,
+    /// Fairness (min / max of the flows' average slowdowns in a queue) below which the most
+    /// slowed-down flow's new transaction moves forward (default 0.6).
+    pub fairness_threshold: f64,
+}
+
+impl Default for FlinConfig {
+    fn default() -> Self {
+        Self {
+            epoch: Duration::lit("10ms"),
+            alpha_read: Size::lit("32MiB"),
+            alpha_write: Size::lit("256KiB"),
+            fairness_threshold: 0.6,
+        }
+    }
 }
 
 /// How a chip's transaction queues are served.
@@ -415,6 +445,7 @@ impl Default for ControllerConfig {
             scheduling: Scheduling::Priority,
             translation_reads_first: None,
             suspend_for_reads: None,
+            flin: None,
         }
     }
 }

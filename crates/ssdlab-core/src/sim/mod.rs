@@ -275,13 +275,9 @@ impl Simulation {
                 timing.program_ps(0) + timing.program_command_ps + timing.page_transfer_ps,
             ];
             let w = &config.host.wrr_weights;
-            let flin = crate::ftl::tsu::Flin::new(
-                g.dies,
-                config.flows.len(),
-                g.page_size_bytes,
-                service,
-                [w.high, w.medium, w.low],
-            );
+            let params = c.flin.clone().unwrap_or_default();
+            let wrr = [w.high, w.medium, w.low];
+            let flin = crate::ftl::tsu::Flin::new(&params, g.dies, config.flows.len(), g.page_size_bytes, service, wrr);
             tsu = tsu.with_flin(flin);
         }
         let backend = crate::flash::backend::FlashBackend::new(&config, g, timing);

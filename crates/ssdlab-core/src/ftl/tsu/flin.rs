@@ -2,16 +2,16 @@
 //! Enhancing Performance in Modern NVMe Solid State Drives", ISCA 2018, section 5). Three stages
 //! on each die's user queues:
 //!
-//! 1. **Fairness-aware queue insertion.** Each epoch (10 ms) a flow is classified, per die, as
-//!    high-intensity for reads (writes) if it arrived faster than alpha_read = 32 MB/s
-//!    (alpha_write = 256 KB/s) in the last epoch, shared out evenly over the dies: the paper
-//!    defines alpha as an arrival rate, and these are the values MQSim's FLIN was to be built
-//!    with (its TSU_FLIN constructor call, commented out in SSD_Device.cpp @7ec40e3). A
-//!    low-intensity flow's transaction goes behind the queue's other
+//! 1. **Fairness-aware queue insertion.** Each epoch (`controller.flin.epoch`, 10 ms) a flow is
+//!    classified, per die, as high-intensity for reads (writes) if it arrived faster than
+//!    `alpha_read` = 32 MiB/s (`alpha_write` = 256 KiB/s) in the last epoch, shared out evenly
+//!    over the dies: the paper defines alpha as an arrival rate, and these are the values
+//!    MQSim's FLIN was to be built with (its TSU_FLIN constructor call, commented out in
+//!    SSD_Device.cpp @7ec40e3: 10 ms, 33554432, 262144, 0.6). A low-intensity flow's transaction goes behind the queue's other
 //!    low-intensity ones, ahead of every high-intensity one, and then forward within that part to
 //!    the place that maximises fairness (min slowdown / max slowdown of the part). A
 //!    high-intensity flow's transaction goes to the tail; if the queue's fairness (by each flow's
-//!    average slowdown) is below the threshold (0.6) and its flow is the most slowed down, it
+//!    average slowdown) is below `fairness_threshold` (0.6) and its flow is the most slowed down, it
 //!    moves forward to the head of the high-intensity part, else to the fairest place within it.
 //!    Slowdown of a queued transaction: (time waited + position x service time) / the time it
 //!    would take alone (its service time after its own flow's transactions ahead of it).
@@ -29,16 +29,10 @@
 use std::collections::VecDeque;
 
 use super::{Entry, PRIORITIES};
+use crate::config::FlinConfig;
 use crate::engine::Slab;
 use crate::ftl::transaction::Transaction;
-use crate::time::{SimTime, PS_PER_MS};
-
-/// FLIN's epoch, alphas (bytes per second) and fairness threshold as MQSim's FLIN took them
-/// (its TSU_FLIN constructor call in SSD_Device.cpp @7ec40e3: 10 ms, 32 MiB, 256 KiB, 0.6).
-pub const EPOCH_PS: SimTime = 10 * PS_PER_MS;
-pub const ALPHA_READ_BYTES_PER_S: u64 = 32 << 20;
-pub const ALPHA_WRITE_BYTES_PER_S: u64 = 256 << 10;
-pub const FAIRNESS_THRESHOLD: f64 = 0.6;
+use crate::time::SimTime;
 
 /// Read or write (index of the per-flow, per-queue arrays).
 pub const READ: usize = 0;
@@ -46,6 +40,8 @@ pub const WRITE: usize = 1;
 
 pub struct Flin {
     flows: usize,
+    epoch_ps: SimTime,
+    fairness_threshold: f64,
     /// Transactions per die and epoch above which a flow is high-intensity, for reads and writes.
     alpha: [u32; 2],
     epoch_end: SimTime,
@@ -70,19 +66,30 @@ pub struct Flin {
 }
 
 impl Flin {
-    /// For `dies` dies and `flows` flows; `page_bytes` per transaction, `service_ps` of a read
-    /// and a write, `wrr` the weights of the high, medium and low classes.
-    pub fn new(dies: u32, flows: usize, page_bytes: u64, service_ps: [u64; 2], wrr: [u32; 3]) -> Self {
+    /// For `dies` dies and `flows` flows, with `config`'s epoch, alphas and threshold;
+    /// `page_bytes` per transaction, `service_ps` of a read and a write, `wrr` the weights of the
+    /// high, medium and low classes.
+    pub fn new(
+        config: &FlinConfig,
+        dies: u32,
+        flows: usize,
+        page_bytes: u64,
+        service_ps: [u64; 2],
+        wrr: [u32; 3],
+    ) -> Self {
         // alpha is a rate: the transactions a die sees of such a flow in one epoch.
-        let per_epoch = EPOCH_PS as f64 / crate::time::PS_PER_S as f64;
+        let epoch_ps = config.epoch.value;
+        let per_epoch = epoch_ps as f64 / crate::time::PS_PER_S as f64;
         let per_die = |alpha: u64| {
             ((alpha as f64 * per_epoch / page_bytes.max(1) as f64 / dies.max(1) as f64).ceil() as u32).max(1)
         };
         let flows = flows.max(1);
         Self {
             flows,
-            alpha: [per_die(ALPHA_READ_BYTES_PER_S), per_die(ALPHA_WRITE_BYTES_PER_S)],
-            epoch_end: EPOCH_PS,
+            epoch_ps,
+            fairness_threshold: config.fairness_threshold,
+            alpha: [per_die(config.alpha_read.value), per_die(config.alpha_write.value)],
+            epoch_end: epoch_ps,
             arrived: vec![[0; 2]; dies as usize * flows],
             high: vec![[false; 2]; dies as usize * flows],
             low_len: vec![[[0; PRIORITIES]; 2]; dies as usize],
@@ -107,7 +114,7 @@ impl Flin {
                 arrived[rw] = 0;
             }
         }
-        self.epoch_end = now - (now - self.epoch_end) % EPOCH_PS + EPOCH_PS;
+        self.epoch_end = now - (now - self.epoch_end) % self.epoch_ps + self.epoch_ps;
     }
 
     /// Stage 1: puts user transaction `entry` (`rw`, priority `level`) into `queue` of `die`.
@@ -144,7 +151,7 @@ impl Flin {
             return;
         }
         let (fairness, most_slowed) = self.fairness_by_flow(queue, rw, slab, now);
-        if fairness < FAIRNESS_THRESHOLD && most_slowed == Some(flow) {
+        if fairness < self.fairness_threshold && most_slowed == Some(flow) {
             let to = self.earliest_place(queue, low, at, rw, slab);
             let e = queue.remove(at).expect("just inserted");
             queue.insert(to, e);
