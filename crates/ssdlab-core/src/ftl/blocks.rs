@@ -68,6 +68,9 @@ pub struct BlockManager {
     pe_cycle_limit: u32,
     pub retired_blocks: u32,
     pages_per_block: u32,
+    /// log2 of `pages_per_block` when it is a power of two: the program-order checks on the
+    /// dispatch path split a page address by shift and mask, not division.
+    page_shift: Option<u32>,
     blocks_per_plane: u32,
     valid: Vec<u16>,
     write_ptr: Vec<u16>,
@@ -105,6 +108,7 @@ impl BlockManager {
             pe_cycle_limit,
             retired_blocks: 0,
             pages_per_block: geometry.pages_per_block,
+            page_shift: geometry.pages_per_block.is_power_of_two().then(|| geometry.pages_per_block.trailing_zeros()),
             blocks_per_plane: geometry.blocks_per_plane,
             valid: filled(blocks, 0).map_err(refused)?,
             write_ptr: filled(blocks, 0).map_err(refused)?,
@@ -202,13 +206,23 @@ impl BlockManager {
     /// mapping does; the scheduler then checks that none of them still waits.)
     #[inline]
     pub fn is_next_program(&self, ppa: u32) -> bool {
-        ppa % self.pages_per_block == self.next_program[(ppa / self.pages_per_block) as usize] as u32
+        let (b, page) = self.split(ppa);
+        page == self.next_program[b] as u32
+    }
+
+    /// (block, page in block) of a physical page.
+    #[inline]
+    fn split(&self, ppa: u32) -> (usize, u32) {
+        match self.page_shift {
+            Some(shift) => ((ppa >> shift) as usize, ppa & (self.pages_per_block - 1)),
+            None => ((ppa / self.pages_per_block) as usize, ppa % self.pages_per_block),
+        }
     }
 
     /// A program of `ppa` was issued to its die: it must not be below its block's cursor.
     #[inline]
     pub fn note_program(&mut self, ppa: u32) {
-        let (b, page) = ((ppa / self.pages_per_block) as usize, ppa % self.pages_per_block);
+        let (b, page) = self.split(ppa);
         debug_assert!(
             page >= self.next_program[b] as u32,
             "page {page} of block {b} programmed after page {}",

@@ -400,8 +400,10 @@ impl Tsu {
                 planes_taken |= bit;
                 // A write partner must be its block's next page, like the head (another queue
                 // may hold a lower page of its block).
-                let in_order = !class.is_write() || blocks.is_next_program(slab.get(entry.id()).ppa);
-                if plane_free && entry.offset() == head.offset() && in_order {
+                if plane_free
+                    && entry.offset() == head.offset()
+                    && (!class.is_write() || blocks.is_next_program(slab.get(entry.id()).ppa))
+                {
                     batch.txns[batch.count as usize] = queue.remove(i).expect("index in range").id();
                     if let (Some(flin), Some(rw)) = (&mut self.flin, user_side(class)) {
                         flin.removed(die, rw, index % PRIORITIES, i);
