@@ -12,6 +12,7 @@ mod dram;
 mod finite;
 pub mod firmware;
 pub mod flash;
+mod flin;
 mod flow;
 pub mod geometry;
 mod host_ocssd;
@@ -37,6 +38,7 @@ pub use flash::{
     CellTechnology, ChannelArbitration, DieCommands, FlashConfig, PageTypeLatency, PageTypeLayout, Suspension,
     TimingConfig,
 };
+pub use flin::FlinConfig;
 pub use flow::{AddressPattern, BlkparseEvent, FlowConfig, FlowKind, RequestSize, TraceDevice, TraceFormat, TraceOps};
 pub use host_ocssd::{GcCopy, HostPlacement, OpenChannelConfig};
 pub use host_ufs::{RateSeries, UfsConfig, UPIU_HEADER_BYTES};
@@ -385,32 +387,6 @@ pub struct ControllerConfig {
     /// out takes the value MQSim's FLIN was to be built with.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub flin: Option<FlinConfig>,
-}
-
-/// See [`ControllerConfig::flin`] and `ftl/tsu/flin.rs`.
-#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
-#[serde(default, deny_unknown_fields)]
-pub struct FlinConfig {
-    /// How often flows are classified by intensity (default "10ms").
-    pub epoch: Duration,
-    /// Bytes per second of reads above which a flow is high-intensity (default "32MiB").
-    pub alpha_read: Size,
-    /// Bytes per second of writes above which a flow is high-intensity (default "256KiB").
-    pub alpha_write: Size,
-    /// Fairness (min / max of the flows' average slowdowns in a queue) below which the most
-    /// slowed-down flow's new transaction moves forward (default 0.6).
-    pub fairness_threshold: f64,
-}
-
-impl Default for FlinConfig {
-    fn default() -> Self {
-        Self {
-            epoch: Duration::lit("10ms"),
-            alpha_read: Size::lit("32MiB"),
-            alpha_write: Size::lit("256KiB"),
-            fairness_threshold: 0.6,
-        }
-    }
 }
 
 /// How a chip's transaction queues are served.

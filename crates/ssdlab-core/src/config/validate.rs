@@ -81,7 +81,7 @@ fn validate_precondition(p: &super::PreconditionConfig) -> Result<(), ConfigErro
 /// Validates a whole configuration.
 pub fn validate(config: &Config) -> Result<(), ConfigError> {
     validate_host(&config.host)?;
-    validate_flin(&config.controller)?;
+    super::flin::validate(&config.controller)?;
     host_ocssd::validate_interfaces(config)?;
     validate_flash(&config.flash)?;
     validate_ftl(config)?;
@@ -560,33 +560,6 @@ fn validate_trace(path: &str, flow: &FlowConfig) -> Result<(), ConfigError> {
                 ),
             ));
         }
-    }
-    Ok(())
-}
-
-/// `[controller.flin]` goes with `scheduling = "flin"`; its epoch and alphas are positive and
-/// its threshold a fraction.
-fn validate_flin(controller: &super::ControllerConfig) -> Result<(), ConfigError> {
-    let Some(f) = &controller.flin else { return Ok(()) };
-    if controller.scheduling != super::Scheduling::Flin {
-        return Err(ConfigError::new("controller.flin", "applies to controller.scheduling = \"flin\" only"));
-    }
-    if f.epoch.value == 0 {
-        return Err(ConfigError::new("controller.flin.epoch", "must be greater than zero"));
-    }
-    for (key, size) in [("alpha_read", &f.alpha_read), ("alpha_write", &f.alpha_write)] {
-        if size.value == 0 {
-            return Err(ConfigError::new(
-                format!("controller.flin.{key}"),
-                "must be greater than zero (bytes per second)",
-            ));
-        }
-    }
-    if !(f.fairness_threshold > 0.0 && f.fairness_threshold <= 1.0) {
-        return Err(ConfigError::new(
-            "controller.flin.fairness_threshold",
-            format!("must be above 0 and at most 1, got {}", f.fairness_threshold),
-        ));
     }
     Ok(())
 }

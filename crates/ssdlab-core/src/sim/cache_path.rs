@@ -318,15 +318,7 @@ impl Simulation {
                 }
                 match self.cache.partitions[p].evict_one(set, keep.clone()) {
                     Eviction::Freed => {}
-                    Eviction::Flush { first_lpa, pages, flow } => {
-                        let mut rest = pages;
-                        while rest != 0 {
-                            let lpa = first_lpa + rest.trailing_zeros();
-                            rest &= rest - 1;
-                            let sectors = self.cache.partitions[p].sectors_of(lpa);
-                            self.flush_line(lpa, sectors, flow);
-                        }
-                    }
+                    Eviction::Flush { first_lpa, pages, flow } => self.flush_pages(p, first_lpa, pages, flow),
                     Eviction::Nothing => break,
                 }
             }
