@@ -62,9 +62,7 @@ def study(requests: int = 20000) -> list[dict[str, Any]]:
                     "firmware_us": reads.latency_breakdown_us["firmware"],
                     "firmware_share": fw.latency_share,
                     "busiest_core_utilisation": max(fw.core_utilisation),
-                    "per_request_core_us": fw.step_us["hil"]
-                    + fw.step_us["ftl"]
-                    + fw.step_us["fil"],
+                    "per_request_core_us": sum(fw.core_busy_seconds) * 1e6 / reads.count,
                 }
             )
     return rows

@@ -4,6 +4,8 @@ model is on. :mod:`ssdlab.results` re-exports them."""
 
 from __future__ import annotations
 
+from pydantic import Field
+
 from ssdlab._document import _Document
 
 
@@ -99,10 +101,17 @@ class Firmware(_Document):
     instructions_by_class: dict[str, int]
     """Instructions executed by class: branch, load_store, arithmetic, other."""
     instructions_by_step: dict[str, int]
-    """Instructions executed by firmware step: hil, cache, ftl, fil, gc."""
+    """Instructions executed by firmware step: hil, cache, ftl, fil, gc (with their work)."""
     executions_by_step: dict[str, int]
+    work_units: dict[str, int] = Field(default_factory=dict)
+    """Units of each ``[firmware.work]`` item done: doorbells, PRP entries, UPIUs, FISes, cache
+    and CMT misses, CMT entries walked, page allocations, GC blocks scanned and pages moved."""
+    instructions_by_work: dict[str, int] = Field(default_factory=dict)
+    """Instructions executed by each ``[firmware.work]`` item (part of its step's total)."""
     step_us: dict[str, float]
-    """Time one execution of each step takes on an idle core, microseconds."""
+    """Time one execution of each step's fixed part takes on an idle core, microseconds."""
+    work_unit_us: dict[str, float] = Field(default_factory=dict)
+    """Time one unit of each work item adds to its step on an idle core, microseconds."""
     instructions_per_second: float
     latency_share: float
     """Fraction of the summed response time spent in firmware steps."""

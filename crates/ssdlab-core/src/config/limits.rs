@@ -276,5 +276,28 @@ fn validate_firmware_clock(config: &Config, request: u128) -> Result<(), ConfigE
             return Err(too_slow("firmware.clock", &fw.clock.text, "Hz", &what, per_unit, max));
         }
     }
+    // The work items, at the most units one execution can do: a unit per 512-byte sector of
+    // the largest request bounds every per-request count (memory pages, FISes, UPIUs, pages).
+    use super::firmware::WorkItem;
+    let f = &config.flash;
+    for item in WorkItem::ALL {
+        let cycles: f64 = fw.work.resolved(item).iter().zip(cpi).map(|(&n, c)| n as f64 * c).sum();
+        let units = match item {
+            WorkItem::GcBlockScanned => f.blocks_per_plane as f64,
+            WorkItem::GcPageMoved => f.pages_per_block as f64,
+            WorkItem::CmtEntryWalked => pages * (f.page_size.value / 4).max(1) as f64,
+            WorkItem::NvmeQueueScanned => config.flows.len().max(1) as f64,
+            _ => request.div_ceil(512).max(8) as f64,
+        };
+        let per_unit = cycles * units * ps_per_s;
+        let path = format!("firmware.work.{}", item.name());
+        if !per_unit.is_finite() {
+            return Err(ConfigError::new(path, "its instructions times their CPI exceed the range of the model"));
+        }
+        if per_unit / fw.clock.value > max {
+            let what = format!("{units:.0} unit(s) of `{}` ({cycles:.0} cycles each)", item.name());
+            return Err(too_slow("firmware.clock", &fw.clock.text, "Hz", &what, per_unit, max));
+        }
+    }
     Ok(())
 }

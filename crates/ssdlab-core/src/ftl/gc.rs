@@ -108,6 +108,19 @@ impl VictimSelector {
         Some(victim)
     }
 
+    /// Blocks a firmware running this policy examines to pick one victim on a plane of
+    /// `blocks_per_plane` blocks (the firmware model's `gc_block_scanned` units): greedy, FIFO,
+    /// cost-benefit and random++ (which needs the plane's average) look at every block; random
+    /// and random+ draw one (random+ until it has an invalid page: counted as one); RGA draws
+    /// its `d` candidates.
+    pub fn blocks_examined(&self, blocks_per_plane: u32) -> u32 {
+        match self.policy {
+            GcPolicy::Greedy | GcPolicy::Fifo | GcPolicy::CostBenefit | GcPolicy::RandomPp => blocks_per_plane,
+            GcPolicy::Random | GcPolicy::RandomP => 1,
+            GcPolicy::Rga => self.rga_candidates.min(blocks_per_plane),
+        }
+    }
+
     fn uniform(&mut self) -> u32 {
         let n = self.candidates.len() as u64;
         self.candidates[self.rng.below(n) as usize]

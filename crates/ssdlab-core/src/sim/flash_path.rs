@@ -194,8 +194,14 @@ impl Simulation {
     /// victim's scan first occupies the FTL's core.
     fn begin_collecting(&mut self, plane: u32, gc: bool) {
         if let Some(fw) = self.firmware.as_mut().filter(|_| gc) {
-            // The victim scan occupies the FTL's core; the moves are queued at once.
-            fw.run(crate::config::firmware::FirmwareStep::Gc, self.queue.now(), 1);
+            // The victim scan and its move list occupy the FTL's core; the moves are queued at once.
+            use crate::config::firmware::{FirmwareStep, WorkItem};
+            let victim = self.ftl.gc[plane as usize].victim;
+            let work = [
+                (WorkItem::GcBlockScanned, self.ftl.gc_blocks_examined() as u64),
+                (WorkItem::GcPageMoved, self.ftl.blocks.valid_pages(victim) as u64),
+            ];
+            fw.run_with(FirmwareStep::Gc, self.queue.now(), 1, &work);
         }
         self.continue_collecting(plane);
     }

@@ -244,22 +244,49 @@ impl Simulation {
 
     /// The command has arrived: the HIL parses it, the cache layer looks up each page (when the
     /// flow uses the cache) and the FTL translates each page, one step after another on their
-    /// cores; then the request goes on to the cache and flash.
+    /// cores; then the request goes on to the cache and flash. Each step's cost follows the
+    /// work it does: the interface's protocol events, each page's cache and CMT outcome (as the
+    /// cache and CMT stand when the step starts), a write's page allocations.
     pub(super) fn run_front_end_firmware(&mut self, request: u32) {
-        use crate::config::firmware::FirmwareStep;
+        use crate::config::firmware::{FirmwareStep, WorkItem};
         let now = self.now();
         let r = *self.requests.get(request);
         let spp = self.ftl.geometry.sectors_per_page;
         // A flush names no sector: the HIL parses it, and no page is looked up or translated.
         let pages =
             if r.sectors == 0 { 0 } else { (r.start_sector + r.sectors as u64 - 1) / spp - r.start_sector / spp + 1 };
-        let uses_cache = self.cache.mode(r.flow as usize) != crate::config::CacheMode::Off;
-        let fw = self.firmware.as_mut().expect("called only with the firmware model on");
-        let mut done = fw.run(FirmwareStep::Hil, now, 1);
-        if uses_cache {
-            done = fw.run(FirmwareStep::Cache, done, pages);
+        let flow = r.flow as usize;
+        let uses_cache = self.cache.mode(flow) != crate::config::CacheMode::Off;
+        let hil =
+            host_interface_work(self.config.host.interface, r.is_read, r.sectors as u64 * 512, pages, self.flows.len());
+        let (mut cache_work, mut ftl_work) = (
+            [(WorkItem::CacheMiss, 0), (WorkItem::CacheEviction, 0)],
+            [
+                (WorkItem::CmtMiss, 0),
+                (WorkItem::CmtEntryWalked, 0),
+                (WorkItem::PageAllocation, if r.is_read { 0 } else { pages }),
+            ],
+        );
+        if pages > 0 {
+            let first = (r.start_sector / spp) as u32;
+            let part = &self.cache.partitions()[self.cache.partition_of(flow)];
+            for lpa in first..first + pages as u32 {
+                if uses_cache && !part.contains(lpa) {
+                    cache_work[0].1 += 1;
+                    cache_work[1].1 += (part.set_free(part.set_of_page(lpa)) == 0) as u64;
+                }
+                if let Some(walked) = self.mapping.miss_work(flow, lpa) {
+                    ftl_work[0].1 += 1;
+                    ftl_work[1].1 += walked as u64;
+                }
+            }
         }
-        done = fw.run(FirmwareStep::Ftl, done, pages);
+        let fw = self.firmware.as_mut().expect("called only with the firmware model on");
+        let mut done = fw.run_with(FirmwareStep::Hil, now, 1, hil.as_slice());
+        if uses_cache {
+            done = fw.run_with(FirmwareStep::Cache, done, pages, &cache_work);
+        }
+        done = fw.run_with(FirmwareStep::Ftl, done, pages, &ftl_work);
         self.requests.get_mut(request).firmware_ps = done - now;
         self.queue.schedule(done, Event::FirmwareDone { request });
     }
@@ -271,5 +298,118 @@ impl Simulation {
     /// Queues `bytes` of read data on the device-to-host link.
     pub(super) fn send_read_data(&mut self, bytes: u64) -> SimTime {
         self.link.send_to_host(self.now(), bytes)
+    }
+}
+
+/// The host interface layer's protocol events for one command of `bytes` (0 for a flush) over
+/// `pages` flash pages on `interface`, with `queues` submission queues (NVMe: one per flow).
+/// Counts follow each protocol: NVMe 1.4 (doorbells, a 64-byte command fetched, a PRP entry per
+/// 4 KiB memory page and a list page beyond two, a completion entry and an MSI-X interrupt); UFS
+/// (JESD220: COMMAND, DATA IN per page or READY TO TRANSFER and DATA OUT, RESPONSE, as
+/// `host::ufs` sends them); SATA NCQ (Register Host to Device, DMA Setup, a DATA FIS per 8 KiB,
+/// Set Device Bits).
+pub(crate) fn host_interface_work(
+    interface: crate::config::HostInterface,
+    is_read: bool,
+    bytes: u64,
+    pages: u64,
+    queues: usize,
+) -> HilWork {
+    use crate::config::firmware::WorkItem::*;
+    use crate::config::HostInterface;
+    /// NVMe's memory page size (CC.MPS = 0) and PRP entries per list page.
+    const MEMORY_PAGE: u64 = 4096;
+    const PRP_LIST_ENTRIES: u64 = 512;
+    /// The largest DATA FIS (SATA 3.x, 10.5.11).
+    const DATA_FIS: u64 = 8192;
+    let mut w = HilWork::default();
+    match interface {
+        HostInterface::Nvme | HostInterface::OpenChannel => {
+            let entries = bytes.div_ceil(MEMORY_PAGE);
+            // PRP1 holds the first entry; beyond two, PRP2 points to list pages of 512 entries
+            // whose last entry chains to the next page.
+            let list_entries = entries.saturating_sub(1);
+            let lists = if entries > 2 { (list_entries - 1).div_ceil(PRP_LIST_ENTRIES - 1) } else { 0 };
+            w.push(NvmeDoorbell, 2);
+            w.push(NvmeCommandFetch, 1);
+            w.push(NvmeQueueScanned, queues as u64);
+            w.push(NvmePrpEntry, entries);
+            w.push(NvmePrpList, lists);
+            w.push(NvmeCompletion, 1);
+            w.push(NvmeInterrupt, 1);
+        }
+        HostInterface::Ufs => {
+            let upius = match (bytes, is_read) {
+                (0, _) => 2,
+                (_, true) => 2 + pages,
+                (_, false) => 4,
+            };
+            w.push(UfsUpiu, upius);
+        }
+        HostInterface::Sata => {
+            let fises = if bytes == 0 { 2 } else { 3 + bytes.div_ceil(DATA_FIS) };
+            w.push(SataFis, fises);
+        }
+    }
+    w
+}
+
+/// Work items of one HIL execution (at most the seven NVMe ones), on the stack.
+#[derive(Default)]
+pub(crate) struct HilWork {
+    items: [(crate::config::firmware::WorkItem, u64); 7],
+    len: usize,
+}
+
+impl HilWork {
+    fn push(&mut self, item: crate::config::firmware::WorkItem, units: u64) {
+        self.items[self.len] = (item, units);
+        self.len += 1;
+    }
+
+    pub(crate) fn as_slice(&self) -> &[(crate::config::firmware::WorkItem, u64)] {
+        &self.items[..self.len]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::host_interface_work;
+    use crate::config::firmware::WorkItem;
+    use crate::config::HostInterface;
+
+    fn units(w: &super::HilWork, item: WorkItem) -> u64 {
+        w.as_slice().iter().find(|(i, _)| *i == item).map_or(0, |&(_, n)| n)
+    }
+
+    #[test]
+    fn prp_lists_hold_511_entries_and_a_chain_pointer_except_the_last() {
+        let lists = |memory_pages: u64| {
+            units(&host_interface_work(HostInterface::Nvme, true, memory_pages * 4096, 1, 1), WorkItem::NvmePrpList)
+        };
+        // PRP1 and PRP2 hold up to two entries; beyond, PRP2 points at a list of the other ones.
+        assert_eq!((lists(1), lists(2), lists(3)), (0, 0, 1));
+        // 512 entries in the list (513 memory pages) fit one list page; 513 need a second.
+        assert_eq!((lists(513), lists(514)), (1, 2));
+        // Two pages hold 511 + 512 entries.
+        assert_eq!((lists(1024), lists(1025)), (2, 3));
+        // An unaligned tail still takes a whole entry; a flush takes none.
+        let w = host_interface_work(HostInterface::Nvme, false, 4097, 1, 3);
+        assert_eq!((units(&w, WorkItem::NvmePrpEntry), units(&w, WorkItem::NvmeQueueScanned)), (2, 3));
+        assert_eq!(units(&host_interface_work(HostInterface::Nvme, false, 0, 0, 1), WorkItem::NvmePrpEntry), 0);
+    }
+
+    #[test]
+    fn ufs_and_sata_count_their_protocol_units() {
+        let upius = |read, bytes, pages| {
+            units(&host_interface_work(HostInterface::Ufs, read, bytes, pages, 1), WorkItem::UfsUpiu)
+        };
+        // COMMAND, a DATA IN per page, RESPONSE; COMMAND, READY TO TRANSFER, DATA OUT, RESPONSE.
+        assert_eq!((upius(true, 65536, 4), upius(false, 65536, 4), upius(false, 0, 0)), (6, 4, 2));
+        let fises = |bytes| units(&host_interface_work(HostInterface::Sata, true, bytes, 1, 1), WorkItem::SataFis);
+        assert_eq!((fises(4096), fises(8192), fises(8193), fises(0)), (4, 4, 5, 2));
+        // Neither interface's device firmware sees a doorbell.
+        let w = host_interface_work(HostInterface::Sata, true, 4096, 1, 1);
+        assert_eq!(units(&w, WorkItem::NvmeDoorbell), 0);
     }
 }

@@ -28,6 +28,9 @@ pub(super) struct MappingState {
     partition_of_flow: Vec<usize>,
     /// Write-back epoch of each translation page (see `ftl::cmt`).
     epochs: Vec<u32>,
+    /// Entries of each translation page in the CMT (all partitions): what a dirty eviction's
+    /// write-back walks, in the firmware model.
+    cached_per_tpage: Vec<u32>,
     /// Translation page -> first user page waiting for its read (list through `next_waiting`).
     waiting: FxHashMap<u32, u32>,
     per_tpage: u32,
@@ -66,6 +69,7 @@ impl MappingState {
             partitions,
             partition_of_flow,
             epochs: vec![0; geometry.translation_pages as usize],
+            cached_per_tpage: vec![0; geometry.translation_pages as usize],
             waiting: FxHashMap::default(),
             per_tpage: geometry.entries_per_translation_page as u32,
             counts: vec![CmtCounts::default(); flows],
@@ -81,6 +85,20 @@ impl MappingState {
     /// Every lookup hits (`ftl.ideal_mapping`, or a mapping family that keeps its table in DRAM).
     pub fn is_ideal(&self) -> bool {
         self.ideal
+    }
+
+    /// The firmware model's view of a lookup of `lpa` for `flow` about to run: `None` for a hit,
+    /// or `Some(entries)` for a miss, with the CMT entries its eviction's write-back walks (0
+    /// when the entry it pushes out is clean or nothing is pushed out).
+    pub fn miss_work(&self, flow: usize, lpa: u32) -> Option<u32> {
+        let p = &self.partitions[self.partition_of_flow[flow]];
+        if self.ideal || p.contains(lpa) {
+            return None;
+        }
+        Some(match p.would_evict(lpa, &self.epochs, self.per_tpage) {
+            Evicted::Dirty { tpage } => self.cached_per_tpage[tpage as usize],
+            Evicted::None | Evicted::Clean => 0,
+        })
     }
 
     /// Translation pages being read for waiting host pages.
@@ -198,7 +216,7 @@ impl Simulation {
     fn cache_entry(&mut self, flow: usize, lpa: u32) {
         let m = &mut self.mapping;
         let p = m.partition_of_flow[flow];
-        if let Evicted::Dirty { tpage } = m.partitions[p].insert(lpa, &m.epochs, m.per_tpage) {
+        if let Evicted::Dirty { tpage } = m.partitions[p].insert(lpa, &m.epochs, m.per_tpage, &mut m.cached_per_tpage) {
             self.write_back_translation_page(tpage);
         }
     }
@@ -243,7 +261,7 @@ impl Simulation {
         }
         // Not cached: partitions are per flow, and GC does not know the flow; spread by address.
         let p = lpa as usize % m.partitions.len();
-        if let Evicted::Dirty { tpage } = m.partitions[p].insert(lpa, &m.epochs, m.per_tpage) {
+        if let Evicted::Dirty { tpage } = m.partitions[p].insert(lpa, &m.epochs, m.per_tpage, &mut m.cached_per_tpage) {
             self.write_back_translation_page(tpage);
         }
         let m = &mut self.mapping;
@@ -314,7 +332,7 @@ impl MappingState {
         }
         let p = &mut self.partitions[self.partition_of_flow[f]];
         if p.len() < p.capacity() as usize && !p.contains(lpa) {
-            let evicted = p.insert(lpa, &self.epochs, self.per_tpage);
+            let evicted = p.insert(lpa, &self.epochs, self.per_tpage, &mut self.cached_per_tpage);
             debug_assert!(!matches!(evicted, Evicted::Dirty { .. }));
         }
     }
