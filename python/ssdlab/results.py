@@ -30,6 +30,7 @@ from ssdlab.results_device import (
     HostInterfaceStats,
     Mapping,
     OpenChannel,
+    PowerStates,
 )
 
 if TYPE_CHECKING:
@@ -256,6 +257,15 @@ class GcSeries(_Document):
     write_amplification: list[float | None]
 
 
+class ControllerSeries(_Document):
+    """The controller's activity per window: the data cache's DRAM busy seconds, the cores' busy
+    seconds (summed over cores) and, with the firmware model, the instructions executed."""
+
+    dram_busy_seconds: list[float] = Field(default_factory=list)
+    cpu_busy_seconds: list[float] = Field(default_factory=list)
+    instructions: list[int] = Field(default_factory=list)
+
+
 class TimeSeries(_Document):
     """Completions, latency and GC activity per window of simulated time.
 
@@ -271,6 +281,7 @@ class TimeSeries(_Document):
     device: FlowSeries
     flows: list[FlowSeries]
     gc: GcSeries
+    controller: ControllerSeries = Field(default_factory=ControllerSeries)
 
 
 class RequestRecordsInfo(_Document):
@@ -349,6 +360,8 @@ with warnings.catch_warnings():
         """Only with ``power.enabled``: energy per component and power over time."""
         firmware: Firmware | None = None
         """Only with ``firmware.enabled``: core utilisation and instructions executed."""
+        power_states: PowerStates | None = None
+        """Only with ``power.apst.enabled``: time in APST's non-operational states, wake-ups."""
         dram: Dram | None = None
         """Only with ``dram.model = "banked"``: row hits, accesses by user, state residency."""
         mapping: Mapping | None = None

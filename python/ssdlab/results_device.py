@@ -51,6 +51,28 @@ class Energy(_Document):
     """Only with ``dram.model = "banked"``: the DRAM's energy by state and operation."""
 
 
+class PowerStateResidency(_Document):
+    """One APST non-operational state: its power, entries and time spent in it."""
+
+    name: str
+    watts: float
+    entries: int
+    residency_seconds: float
+
+
+class PowerStates(_Document):
+    """NVMe autonomous power state transitions (``power_states``; only with
+    ``power.apst.enabled``)."""
+
+    states: list[PowerStateResidency]
+    wakeups: int
+    """Commands that found the device in a non-operational state and waited for it to wake."""
+    exit_wait_us_mean: float
+    exit_wait_us_max: float
+    low_power_fraction: float
+    """Fraction of the run spent in non-operational states."""
+
+
 class DramUsers(_Document):
     """One count per DRAM user: data cache, CMT lookups, flash data buffers."""
 
@@ -151,15 +173,32 @@ class ChunkCounts(_Document):
     offline: int
 
 
-class OpenChannelGeometry(_Document):
-    """The geometry an Open-Channel 2.0 device reports (groups = channels, PUs = dies)."""
+class PpaFormat(_Document):
+    """Open-Channel 1.2's physical page address: each field's (offset, width) in bits."""
 
+    sector: tuple[int, int]
+    plane: tuple[int, int]
+    page: tuple[int, int]
+    block: tuple[int, int]
+    lun: tuple[int, int]
+    channel: tuple[int, int]
+
+
+class OpenChannelGeometry(_Document):
+    """The geometry an Open-Channel device reports (groups = channels, PUs = dies)."""
+
+    version: str = "2.0"
+    """The specification: ``"2.0"`` or ``"1.2"``."""
     groups: int
     parallel_units_per_group: int
     chunks_per_parallel_unit: int
     logical_blocks_per_chunk: int
     logical_block_bytes: int
     min_write_logical_blocks: int
+    planes_per_parallel_unit: int | None = None
+    """Only for 1.2: planes per LUN (a 1.2 write covers a page on each)."""
+    ppa_format: PpaFormat | None = None
+    """Only for 1.2: the bit fields of a physical page address."""
 
 
 class HostFtlStats(_Document):

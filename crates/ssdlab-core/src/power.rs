@@ -1,7 +1,7 @@
 //! Power and energy per component (Amber reports them; MQSim does not).
 //!
 //! Energy is computed after the run from what the device did, so the model costs the hot path
-//! nothing but a few counters: NAND cells busy reading, programming and erasing (datasheet-style
+//! nothing but a few counters (the power series takes them per time-series window): NAND cells busy reading, programming and erasing (datasheet-style
 //! supply currents times busy time), bytes on the flash channels, the data cache's DRAM busy
 //! and idle time (IDD-style currents, refresh averaged), the controller cores (idle power plus
 //! active power while dispatching firmware work) and bytes over the PCIe link (energy per bit
@@ -103,10 +103,32 @@ impl PowerConfig {
     /// Power the device draws doing nothing (standby NAND, idle DRAM with refresh, idle cores,
     /// idle link), watts. `cpu_cores` is `firmware.cores` when the firmware model is on.
     pub fn static_watts(&self, dies: u32, cpu_cores: u32) -> f64 {
-        self.nand_vcc_volts * self.nand_standby_ua / 1e6 * dies as f64
-            + self.dram_volts * self.dram_devices as f64 * (self.dram_standby_ma + self.dram_refresh_ma) / 1e3
-            + cpu_cores as f64 * self.cpu_idle_watts
-            + self.pcie_idle_watts
+        self.static_parts(dies, cpu_cores).iter().sum()
+    }
+
+    /// [`Self::static_watts`] by component: NAND, DRAM, CPU, PCIe.
+    pub fn static_parts(&self, dies: u32, cpu_cores: u32) -> [f64; 4] {
+        [
+            self.nand_vcc_volts * self.nand_standby_ua / 1e6 * dies as f64,
+            self.dram_volts * self.dram_devices as f64 * (self.dram_standby_ma + self.dram_refresh_ma) / 1e3,
+            cpu_cores as f64 * self.cpu_idle_watts,
+            self.pcie_idle_watts,
+        ]
+    }
+}
+
+impl ComponentJoules {
+    /// Charges `seconds` in a low-power state drawing `watts` instead of the static power
+    /// `static_parts` (by component): each component's static draw shrinks in proportion.
+    pub fn in_low_power(&mut self, seconds: f64, watts: f64, static_parts: [f64; 4]) {
+        let total: f64 = static_parts.iter().sum();
+        if total <= 0.0 {
+            return;
+        }
+        let keep = watts / total;
+        for (c, part) in [&mut self.nand, &mut self.dram, &mut self.cpu, &mut self.pcie].into_iter().zip(static_parts) {
+            *c -= seconds * part * (1.0 - keep);
+        }
     }
 }
 
@@ -119,6 +141,12 @@ pub struct WindowActivity<'a> {
     pub pages_programmed: &'a [u64],
     pub blocks_erased: &'a [u64],
     pub host_bytes: Vec<f64>,
+    /// The controller's activity per window: DRAM and core busy seconds, instructions.
+    pub dram_busy_seconds: &'a [f64],
+    pub cpu_busy_seconds: &'a [f64],
+    pub instructions: &'a [u64],
+    /// Joules the window saved in low-power states (`[power.apst]`), below its static power.
+    pub low_power_saving_joules: Vec<f64>,
 }
 
 /// Mean energy of one operation of each kind, from the run's totals, and how the windows' counts
@@ -128,6 +156,11 @@ pub struct PerOperation {
     pub program_joules: f64,
     pub erase_joules: f64,
     pub host_byte_joules: f64,
+    /// Power above the static draw while the DRAM is busy, and while a core is busy (without
+    /// the firmware model), watts; energy per instruction (with it), joules.
+    pub dram_busy_watts: f64,
+    pub cpu_busy_watts: f64,
+    pub instruction_joules: f64,
     pub static_watts: f64,
 }
 
@@ -139,7 +172,11 @@ impl PerOperation {
                 let dynamic = w.pages_read[i] * self.read_joules
                     + w.pages_programmed[i] as f64 * self.program_joules
                     + w.blocks_erased[i] as f64 * self.erase_joules
-                    + w.host_bytes[i] * self.host_byte_joules;
+                    + w.host_bytes[i] * self.host_byte_joules
+                    + w.dram_busy_seconds.get(i).map_or(0.0, |s| s * self.dram_busy_watts)
+                    + w.cpu_busy_seconds.get(i).map_or(0.0, |s| s * self.cpu_busy_watts)
+                    + w.instructions.get(i).map_or(0.0, |&n| n as f64 * self.instruction_joules)
+                    - w.low_power_saving_joules.get(i).copied().unwrap_or(0.0);
                 self.static_watts + dynamic / d
             })
             .collect();

@@ -5,6 +5,7 @@
 //! field path (`flash.timing.read`), and [`validate`] then checks every value against the model's
 //! limits before anything is allocated.
 
+pub mod apst;
 mod cache_org;
 mod compat;
 mod data;
@@ -40,7 +41,7 @@ pub use flash::{
 };
 pub use flin::FlinConfig;
 pub use flow::{AddressPattern, BlkparseEvent, FlowConfig, FlowKind, RequestSize, TraceDevice, TraceFormat, TraceOps};
-pub use host_ocssd::{GcCopy, HostPlacement, OpenChannelConfig};
+pub use host_ocssd::{GcCopy, HostPlacement, OcVersion, OpenChannelConfig};
 pub use host_ufs::{RateSeries, UfsConfig, UPIU_HEADER_BYTES};
 pub use mapping::{family_name, MappingFamily, SuperPageUpdate, DEFAULT_LOG_BLOCKS_PER_DATA_BLOCK};
 pub use memory::{default_limit as default_memory_limit, MemoryLimit};

@@ -71,6 +71,8 @@ pub struct PowerConfig {
     pub pcie_pj_per_bit: f64,
     /// Power of the link while up but idle (all lanes), watts. Default 0.2.
     pub pcie_idle_watts: f64,
+    /// NVMe autonomous power state transitions (off by default; see `config::apst`).
+    pub apst: super::apst::ApstConfig,
 }
 
 impl Default for PowerConfig {
@@ -103,6 +105,7 @@ impl Default for PowerConfig {
             cpu_nj_per_instruction: 0.75,
             pcie_pj_per_bit: 5.0,
             pcie_idle_watts: 0.2,
+            apst: Default::default(),
         }
     }
 }

@@ -89,6 +89,7 @@ pub fn validate(config: &Config) -> Result<(), ConfigError> {
     validate_precondition(&config.precondition)?;
     super::mapping::validate_mapping(config)?;
     config.power.validate()?;
+    config.power.apst.validate(matches!(config.host.interface, HostInterface::Nvme | HostInterface::OpenChannel))?;
     config.firmware.validate()?;
     config.dram.validate(&config.cache)?;
     config.data.validate(config.flash.page_size.value)?;

@@ -1,4 +1,4 @@
-//! Open-Channel SSD 2.0: the device exposes its geometry and the host runs the FTL.
+//! Open-Channel SSD 2.0 (and 1.2): the device exposes its geometry and the host runs the FTL.
 //!
 //! Geometry (OCSSD 2.0 spec, section 1.2): a *group* is a channel, a *parallel unit* (PU) a
 //! die, a *chunk* a block (a die's chunks are its planes' blocks, plane by plane), and a
@@ -8,10 +8,16 @@
 //! written again; a chunk worn out becomes offline. [`ChunkTable`] is that device-side check: it
 //! sees every program and reset in the order the dies execute them, and counts what breaks a
 //! rule. [`HostFtl`] is the host's side: where it places pages and how much work it does.
+//!
+//! Open-Channel 1.2 (LightNVM, Bjørling et al., FAST 2017) addresses channel / LUN / plane /
+//! block / page / sector in one physical page address (PPA), and a write must cover a page on
+//! every plane of a LUN (the planes are programmed together): the host FTL stripes its pages LUN
+//! by LUN, a LUN's planes next to each other, so each write unit becomes one multi-plane
+//! program. It has no copy command. The same table checks in-order programming of each block.
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::{GcCopy, HostPlacement, OpenChannelConfig};
+use crate::config::{GcCopy, HostPlacement, OcVersion, OpenChannelConfig};
 use crate::flash::Geometry;
 use crate::ftl::blocks::{BlockManager, BlockState};
 
@@ -120,11 +126,15 @@ impl ChunkTable {
 
 /// The host-side FTL's choices and its bookkeeping.
 pub struct HostFtl {
+    pub version: OcVersion,
     pub placement: HostPlacement,
     pub gc_copy: GcCopy,
     pub cpu_per_page_ps: u64,
     /// Per flow: the next position in its stripe of planes (round-robin placement).
     pub cursor: Vec<u32>,
+    /// Open-Channel 1.2: each flow's planes with each LUN's planes next to each other (empty
+    /// under 2.0, which stripes in `ftl.allocation` order).
+    pub lun_stripes: Vec<Vec<u32>>,
     /// Pages the host FTL placed (user writes and cache flushes).
     pub pages_placed: u64,
     /// Bytes host GC moved over the link (both ways, data and commands).
@@ -134,6 +144,8 @@ pub struct HostFtl {
 impl HostFtl {
     pub fn new(config: &OpenChannelConfig, flows: usize) -> Self {
         Self {
+            version: config.version,
+            lun_stripes: Vec::new(),
             placement: config.placement,
             gc_copy: config.gc_copy,
             cpu_per_page_ps: config.host_cpu_per_page.value,
@@ -142,6 +154,21 @@ impl HostFtl {
             gc_link_bytes: 0,
         }
     }
+}
+
+/// `stripe`'s planes regrouped LUN by LUN (a LUN, a die, in the order its first plane appears),
+/// each LUN's planes in their stripe order: Open-Channel 1.2's write unit spans a LUN's planes.
+pub fn lun_first(stripe: &[u32], planes_per_die: u32) -> Vec<u32> {
+    let mut rank: Vec<(u32, usize)> = Vec::with_capacity(stripe.len());
+    let mut first_seen = std::collections::HashMap::new();
+    for (i, &plane) in stripe.iter().enumerate() {
+        let die = plane / planes_per_die;
+        let lun_rank = *first_seen.entry(die).or_insert(i);
+        rank.push((plane, lun_rank));
+    }
+    // Stable: a LUN's planes keep their stripe order.
+    rank.sort_by_key(|&(_, r)| r);
+    rank.into_iter().map(|(p, _)| p).collect()
 }
 
 /// The Open-Channel device and its host FTL.
@@ -159,16 +186,71 @@ pub struct ChunkCounts {
     pub offline: u64,
 }
 
-/// The geometry the device reports (OCSSD 2.0 Geometry command).
+/// The geometry the device reports (OCSSD 2.0 Geometry command; for 1.2 the same counts in 2.0's
+/// terms, plus the planes and the PPA format 1.2 reports).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct OcGeometry {
+    /// `"2.0"` or `"1.2"`.
+    #[serde(default)]
+    pub version: String,
     pub groups: u32,
     pub parallel_units_per_group: u32,
     pub chunks_per_parallel_unit: u32,
     pub logical_blocks_per_chunk: u64,
     pub logical_block_bytes: u64,
-    /// Minimum write size (ws_min), in logical blocks: one flash page.
+    /// Minimum write size (ws_min), in logical blocks: one flash page (2.0), or one page on
+    /// every plane of a LUN (1.2).
     pub min_write_logical_blocks: u64,
+    /// Open-Channel 1.2 only: planes per LUN, and the bit fields of a physical page address.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub planes_per_parallel_unit: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ppa_format: Option<PpaFormat>,
+}
+
+/// Open-Channel 1.2's physical page address: each field's (offset, width) in bits, from the
+/// least significant: sector, plane, page, block, LUN, channel (the order the 1.2 Identify
+/// Geometry command's PPA format describes and pblk uses).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct PpaFormat {
+    pub sector: (u32, u32),
+    pub plane: (u32, u32),
+    pub page: (u32, u32),
+    pub block: (u32, u32),
+    pub lun: (u32, u32),
+    pub channel: (u32, u32),
+}
+
+impl PpaFormat {
+    /// The narrowest fields that hold the geometry's counts, packed from bit 0.
+    pub fn for_geometry(g: &Geometry) -> Self {
+        let bits = |n: u64| if n <= 1 { 0 } else { 64 - (n - 1).leading_zeros() };
+        let widths = [
+            bits(g.sectors_per_page),
+            bits(g.planes_per_die as u64),
+            bits(g.pages_per_block as u64),
+            bits(g.blocks_per_plane as u64),
+            bits((g.chips_per_channel * g.dies_per_chip) as u64),
+            bits(g.channels as u64),
+        ];
+        let mut offset = 0;
+        let fields: Vec<(u32, u32)> = widths
+            .iter()
+            .map(|&w| {
+                let f = (offset, w);
+                offset += w;
+                f
+            })
+            .collect();
+        Self {
+            sector: fields[0],
+            plane: fields[1],
+            page: fields[2],
+            block: fields[3],
+            lun: fields[4],
+            channel: fields[5],
+        }
+    }
 }
 
 /// The host FTL's work.
@@ -220,6 +302,27 @@ mod tests {
         let config = Config::from_toml_str(text).unwrap();
         let g = Geometry::new(&config);
         ChunkTable::from_blocks(&g, &BlockManager::new(&g, false, 100).unwrap())
+    }
+
+    #[test]
+    fn lun_first_puts_a_luns_planes_together() {
+        // Channel-first striping of 2 channels x 2 dies x 2 planes: planes 0, 4, 2, 6, 1, 5, 3, 7
+        // (die = plane / 2).
+        let stripe = [0, 4, 2, 6, 1, 5, 3, 7];
+        assert_eq!(lun_first(&stripe, 2), [0, 1, 4, 5, 2, 3, 6, 7]);
+        assert_eq!(lun_first(&stripe, 1), stripe);
+    }
+
+    #[test]
+    fn ppa_fields_are_packed_from_the_sector_up() {
+        let text = "[flash]\nchannels = 8\nchips_per_channel = 4\ndies_per_chip = 2\nplanes_per_die = 2\nblocks_per_plane = 2048\npages_per_block = 256\npage_size = \"8KiB\"\n[[flows]]\nqueue_depth = 1\nrequests = 1\n";
+        let g = Geometry::new(&Config::from_toml_str(text).unwrap());
+        let f = PpaFormat::for_geometry(&g);
+        // 16 sectors (4 bits), 2 planes (1), 256 pages (8), 2048 blocks (11), 8 LUNs (3), 8 channels (3).
+        assert_eq!(
+            (f.sector, f.plane, f.page, f.block, f.lun, f.channel),
+            ((0, 4), (4, 1), (5, 8), (13, 11), (24, 3), (27, 3))
+        );
     }
 
     #[test]

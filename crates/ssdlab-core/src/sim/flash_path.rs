@@ -559,6 +559,7 @@ impl Simulation {
                 self.txns.remove(id);
                 let block = self.ftl.geometry.block_of_ppa(t.ppa);
                 self.data_erase(t.ppa);
+                self.series_boundary(self.now());
                 self.series.sample_gc(self.now(), &self.ftl.stats);
                 self.ftl.finish_gc(block);
                 if self.open_channel.is_some() {

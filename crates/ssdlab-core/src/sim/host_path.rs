@@ -108,6 +108,14 @@ impl Simulation {
     /// configured arbitration among those with a command and fewer than QueueFetchSize requests
     /// inside the device.
     pub(super) fn try_fetch(&mut self) {
+        // A command for an idle device in a low-power state waits for it to wake.
+        if self.requests_in_device == 0
+            && self.power_states.is_some()
+            && self.flows.iter().any(|f| !f.sq.is_empty())
+            && self.waking_from_idle()
+        {
+            return;
+        }
         while self.requests_in_device < self.max_requests_in_device {
             let (flows, qfs) = (&self.flows, self.queue_fetch_size);
             let pick = if self.single_queue {
@@ -175,6 +183,7 @@ impl Simulation {
         let r = self.requests.remove(request);
         self.data_request_completed(request, &r);
         let f = r.flow as usize;
+        self.series_boundary(now);
         let flow = &mut self.flows[f];
         let mut breakdown = r.breakdown;
         breakdown.add(Step::SqWait, r.fetched_at - r.arrival);

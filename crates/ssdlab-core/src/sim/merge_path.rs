@@ -449,6 +449,7 @@ impl Simulation {
             self.data_erase(block * ppb);
             self.ftl.stats.blocks_erased += 1;
             self.fam().counts.erases += 1;
+            self.series_boundary(self.now());
             self.series.sample_gc(self.now(), &self.ftl.stats);
         }
         self.merge_step_done(t.request);

@@ -19,6 +19,7 @@ mod mapping_path;
 pub mod memory;
 mod merge_path;
 mod open_channel_path;
+pub mod power_states;
 mod precondition_path;
 mod read_ahead;
 mod read_pins;
@@ -88,6 +89,8 @@ enum Event {
     DramDone { wait: dram_path::DramWait, id: u32 },
     /// Background destaging: time to see whether the host has been idle long enough.
     CacheIdleCheck,
+    /// The device is back in its operational state after idle (`[power.apst]`): fetch.
+    PowerStateExit,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -200,6 +203,8 @@ pub struct Simulation {
     /// Block, hybrid or super-page mapping (`None`: page mapping).
     family: Option<Box<merge_path::FamilyState>>,
     cache: cache_path::CacheState,
+    /// NVMe autonomous power state transitions, when `power.apst.enabled`.
+    power_states: Option<power_states::PowerStates>,
     /// The embedded cores, when `firmware.enabled`.
     firmware: Option<crate::firmware::Firmware>,
     /// The controller's DRAM: data cache, and with the banked model also CMT and data buffers.
@@ -318,6 +323,7 @@ impl Simulation {
             family,
             cache: cache_path::CacheState::new(&config, g),
             firmware: config.firmware.enabled.then(|| crate::firmware::Firmware::new(&config.firmware)),
+            power_states: power_states::PowerStates::new(&config.power.apst),
             dram: crate::dram::Dram::new(&config, g.planes as u64),
             finished: false,
             wall: WallDuration::ZERO,
@@ -419,6 +425,7 @@ impl Simulation {
             Event::HostGcPage { txn } => self.on_host_gc_page(txn),
             Event::DramDone { wait, id } => self.on_dram_done(wait, id),
             Event::CacheIdleCheck => self.on_cache_idle_check(),
+            Event::PowerStateExit => self.try_fetch(),
         }
         Ok(())
     }

@@ -1,4 +1,4 @@
-//! Open-Channel SSD 2.0 from the simulation's side. The host-side FTL drives the same mapping,
+//! Open-Channel SSD 2.0 (and 1.2) from the simulation's side. The host-side FTL drives the same mapping,
 //! allocation and GC code as the device FTL does for NVMe, with three differences: its page
 //! map lives in host DRAM (the device runs with an ideal mapping table: no CMT misses, no
 //! translation pages), it chooses where pages go (`host.open_channel.placement`), and its GC
@@ -6,10 +6,12 @@
 //! rules on every program and reset it executes (`host::ocssd::ChunkTable`).
 
 use super::{Event, Simulation};
-use crate::config::{Config, GcCopy, HostInterface, HostPlacement};
+use crate::config::{Config, GcCopy, HostInterface, HostPlacement, OcVersion};
 use crate::ftl::blocks::BlockState;
 use crate::ftl::transaction::TxnKind;
-use crate::host::ocssd::{ChunkTable, HostFtl, HostFtlSummary, OcGeometry, OpenChannel, OpenChannelSummary};
+use crate::host::ocssd::{
+    lun_first, ChunkTable, HostFtl, HostFtlSummary, OcGeometry, OpenChannel, OpenChannelSummary, PpaFormat,
+};
 use crate::host::{CQ_ENTRY_BYTES, SQ_ENTRY_BYTES};
 use crate::time::ps_to_seconds;
 
@@ -32,10 +34,13 @@ impl Simulation {
         if self.config.host.interface != HostInterface::OpenChannel {
             return;
         }
-        self.open_channel = Some(Box::new(OpenChannel {
-            chunks: ChunkTable::from_blocks(&self.ftl.geometry, &self.ftl.blocks),
-            host: HostFtl::new(&self.config.host.open_channel, self.flows.len()),
-        }));
+        let mut host = HostFtl::new(&self.config.host.open_channel, self.flows.len());
+        if host.version == OcVersion::V1_2 {
+            let ppd = self.ftl.geometry.planes_per_die;
+            host.lun_stripes = (0..self.flows.len()).map(|f| lun_first(self.ftl.placement.stripe(f), ppd)).collect();
+        }
+        self.open_channel =
+            Some(Box::new(OpenChannel { chunks: ChunkTable::from_blocks(&self.ftl.geometry, &self.ftl.blocks), host }));
     }
 
     /// The plane a host page write of `lpa` by `flow` goes to: static allocation, or for an
@@ -50,7 +55,10 @@ impl Simulation {
         if oc.host.placement == HostPlacement::Static {
             return self.ftl.placement.plane_for(flow, lpa as u64);
         }
-        let stripe = self.ftl.placement.stripe(flow);
+        let stripe = match oc.host.lun_stripes.get(flow) {
+            Some(s) => s.as_slice(),
+            None => self.ftl.placement.stripe(flow),
+        };
         let n = stripe.len();
         let start = oc.host.cursor[flow] as usize;
         let mut pick = start;
@@ -141,12 +149,18 @@ impl Simulation {
         let o = &self.config.host.open_channel;
         Some(OpenChannelSummary {
             geometry: OcGeometry {
+                version: o.version.name().to_string(),
                 groups: g.channels,
                 parallel_units_per_group: g.chips_per_channel * g.dies_per_chip,
                 chunks_per_parallel_unit: g.planes_per_die * g.blocks_per_plane,
                 logical_blocks_per_chunk: g.pages_per_block as u64 * g.sectors_per_page,
                 logical_block_bytes: crate::flash::SECTOR_BYTES,
-                min_write_logical_blocks: g.sectors_per_page,
+                min_write_logical_blocks: match o.version {
+                    OcVersion::V1_2 => g.sectors_per_page * g.planes_per_die as u64,
+                    OcVersion::V2_0 => g.sectors_per_page,
+                },
+                planes_per_parallel_unit: (o.version == OcVersion::V1_2).then_some(g.planes_per_die),
+                ppa_format: (o.version == OcVersion::V1_2).then(|| PpaFormat::for_geometry(g)),
             },
             chunks: c.counts(),
             resets: c.resets,

@@ -23,7 +23,49 @@ impl Simulation {
         if self.config.power.enabled {
             results.energy = Some(self.energy(&results));
         }
+        results.power_states = self.power_states.as_ref().map(|p| p.summary(self.now()));
         results
+    }
+
+    /// The controller's cumulative activity, for the time series' windows.
+    pub(super) fn controller_counters(&self) -> crate::stats::timeseries::ControllerCounters {
+        crate::stats::timeseries::ControllerCounters {
+            dram_busy_ps: self.dram.busy_ps(),
+            cpu_busy_ps: self.firmware.as_ref().map_or(self.backend.counters.dispatch_ps, |fw| fw.busy_ps()),
+            instructions: self.firmware.as_ref().map_or(0, |fw| fw.instructions()),
+        }
+    }
+
+    /// Joules each time-series window saved in APST's non-operational states: the overlap of
+    /// the low-power intervals with the window, times the static power less the state's.
+    fn low_power_saving(&self, start_seconds: &[f64], duration_seconds: &[f64], static_parts: [f64; 4]) -> Vec<f64> {
+        let mut saved = vec![0.0; start_seconds.len()];
+        let Some(apst) = &self.power_states else { return saved };
+        let static_watts: f64 = static_parts.iter().sum();
+        for &(start, end, k) in &apst.intervals {
+            let (a, b) = (ps_to_seconds(start), ps_to_seconds(end));
+            let rate = (static_watts - apst.watts(k)).max(0.0);
+            // Windows are contiguous from 0: find the first one the interval touches.
+            let first = start_seconds.partition_point(|&s| s <= a).saturating_sub(1);
+            for i in first..start_seconds.len() {
+                let (ws, we) = (start_seconds[i], start_seconds[i] + duration_seconds[i]);
+                if ws >= b {
+                    break;
+                }
+                saved[i] += (b.min(we) - a.max(ws)).max(0.0) * rate;
+            }
+        }
+        saved
+    }
+
+    /// Gives the time series the controller's counters when a sample at `now` closes its
+    /// window.
+    #[inline]
+    pub(super) fn series_boundary(&mut self, now: crate::time::SimTime) {
+        if self.series.crosses(now) {
+            let c = self.controller_counters();
+            self.series.set_controller(c);
+        }
     }
 
     /// The energy model applied to what the run did (see `power`).
@@ -49,7 +91,18 @@ impl Simulation {
             pcie_bytes: host_bytes + requests * (crate::host::SQ_ENTRY_BYTES + crate::host::CQ_ENTRY_BYTES),
             requests,
         };
-        let by_component = p.energy(&activity);
+        let mut by_component = p.energy(&activity);
+        // Time in APST's non-operational states draws the state's power instead of the static.
+        let cores = if self.firmware.is_some() { self.config.firmware.cores } else { p.cpu_cores };
+        let mut static_parts = p.static_parts(g.dies, cores);
+        if let Some(j) = &dram_joules {
+            static_parts[1] = j.total() / seconds.max(f64::MIN_POSITIVE);
+        }
+        if let Some(apst) = &self.power_states {
+            for &(start, end, k) in &apst.intervals {
+                by_component.in_low_power(ps_to_seconds(end - start), apst.watts(k), static_parts);
+            }
+        }
         let total_joules = by_component.nand + by_component.dram + by_component.cpu + by_component.pcie;
         let mut summary = crate::power::EnergySummary {
             total_joules,
@@ -68,6 +121,15 @@ impl Simulation {
                 program_joules: per_op(nand_ma(p.nand_program_ma, activity.program_cell_seconds), c.programs),
                 erase_joules: per_op(nand_ma(p.nand_erase_ma, activity.erase_cell_seconds), c.erases),
                 host_byte_joules: 8.0 * p.pcie_pj_per_bit * 1e-12 + per_op(io_joules, host_bytes),
+                // The serial DRAM model's busy current above standby; the banked model's energy
+                // is spread evenly below.
+                dram_busy_watts: if dram_joules.is_some() {
+                    0.0
+                } else {
+                    p.dram_volts * p.dram_devices as f64 * (p.dram_active_ma - p.dram_standby_ma) / 1e3
+                },
+                cpu_busy_watts: if self.firmware.is_some() { 0.0 } else { p.cpu_active_watts - p.cpu_idle_watts },
+                instruction_joules: if self.firmware.is_some() { p.cpu_nj_per_instruction * 1e-9 } else { 0.0 },
                 static_watts: p.static_watts(
                     g.dies,
                     if self.firmware.is_some() { self.config.firmware.cores } else { p.cpu_cores },
@@ -90,6 +152,10 @@ impl Simulation {
                 host_bytes: (0..ts.start_seconds.len())
                     .map(|i| (reads.bytes[i] + ts.device.writes.bytes[i]) as f64)
                     .collect(),
+                low_power_saving_joules: self.low_power_saving(&ts.start_seconds, &ts.duration_seconds, static_parts),
+                dram_busy_seconds: &ts.controller.dram_busy_seconds,
+                cpu_busy_seconds: &ts.controller.cpu_busy_seconds,
+                instructions: &ts.controller.instructions,
             };
             summary.power_over_time = per.series(&windows);
         }
@@ -221,11 +287,12 @@ impl Simulation {
                 longest_completion_gap_us: ps_to_seconds(self.longest_completion_gap) * 1e6,
             },
             energy: None,
+            power_states: None,
             firmware: None,
             dram: self.dram.results(self.now()),
             mapping: self.family.as_ref().map(|f| f.summary()),
             data: self.data_summary(),
-            time_series: Some(self.series.output(self.now(), &self.ftl.stats, &names)),
+            time_series: Some(self.series.output(self.now(), &self.ftl.stats, self.controller_counters(), &names)),
             request_records: self.records.as_ref().map(|r| r.summary()),
             host_interface: Some(crate::host::HostInterfaceSummary::new(
                 &self.config.host,

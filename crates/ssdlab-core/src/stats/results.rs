@@ -222,6 +222,10 @@ pub struct Results {
     /// Energy per component and power over time (only with `power.enabled`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub energy: Option<crate::power::EnergySummary>,
+    /// NVMe autonomous power state transitions: time in each non-operational state and the
+    /// wake-ups' waits (only with `power.apst.enabled`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub power_states: Option<crate::sim::power_states::PowerStatesSummary>,
     /// Core utilisation and instructions executed (only with `firmware.enabled`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub firmware: Option<crate::firmware::FirmwareSummary>,

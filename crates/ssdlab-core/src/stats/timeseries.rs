@@ -92,31 +92,50 @@ impl OpWindow {
     }
 }
 
-/// GC activity in one window (differences of the FTL's cumulative counters).
+/// The controller's cumulative activity the time series samples at window boundaries (the
+/// power series needs it per window): the data cache's DRAM busy time, the cores' busy time
+/// (firmware steps, or the fixed dispatch times without the firmware model) and the
+/// instructions they executed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ControllerCounters {
+    pub dram_busy_ps: u64,
+    pub cpu_busy_ps: u64,
+    pub instructions: u64,
+}
+
+/// GC and controller activity in one window (differences of cumulative counters).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct GcWindow {
     blocks_erased: u64,
     pages_moved: u64,
     host_pages: u64,
     flash_pages: u64,
+    controller: ControllerCounters,
 }
 
 impl GcWindow {
-    fn of(stats: &FtlStats) -> Self {
+    fn of(stats: &FtlStats, controller: ControllerCounters) -> Self {
         Self {
             blocks_erased: stats.blocks_erased,
             pages_moved: stats.gc_programs,
             host_pages: stats.user_programs,
             flash_pages: stats.user_programs + stats.gc_programs + stats.mapping_programs,
+            controller,
         }
     }
 
     fn since(self, earlier: GcWindow) -> Self {
+        let (c, e) = (self.controller, earlier.controller);
         Self {
             blocks_erased: self.blocks_erased - earlier.blocks_erased,
             pages_moved: self.pages_moved - earlier.pages_moved,
             host_pages: self.host_pages - earlier.host_pages,
             flash_pages: self.flash_pages - earlier.flash_pages,
+            controller: ControllerCounters {
+                dram_busy_ps: c.dram_busy_ps - e.dram_busy_ps,
+                cpu_busy_ps: c.cpu_busy_ps - e.cpu_busy_ps,
+                instructions: c.instructions - e.instructions,
+            },
         }
     }
 
@@ -125,6 +144,9 @@ impl GcWindow {
         self.pages_moved += other.pages_moved;
         self.host_pages += other.host_pages;
         self.flash_pages += other.flash_pages;
+        self.controller.dram_busy_ps += other.controller.dram_busy_ps;
+        self.controller.cpu_busy_ps += other.controller.cpu_busy_ps;
+        self.controller.instructions += other.controller.instructions;
     }
 }
 
@@ -147,6 +169,8 @@ pub struct TimeSeries {
     gc: Vec<GcWindow>,
     /// Cumulative GC counters when the current window began.
     gc_mark: GcWindow,
+    /// The controller's counters as last given (`set_controller`, before a boundary).
+    controller: ControllerCounters,
     /// An explicit window had to be widened (reported as a warning).
     widened: bool,
 }
@@ -173,6 +197,7 @@ impl TimeSeries {
             hist: vec![0; initial * flows * 2 * BUCKETS],
             gc: vec![GcWindow::default(); initial],
             gc_mark: GcWindow::default(),
+            controller: ControllerCounters::default(),
             widened: false,
         }
     }
@@ -197,6 +222,18 @@ impl TimeSeries {
         self.hist[slot * BUCKETS + LatencyBuckets::index(latency_ps / PS_PER_NS)] += 1;
     }
 
+    /// Whether a sample at `now` closes the current window: the caller then gives the
+    /// controller's counters first (`set_controller`), which are too costly to read per sample.
+    #[inline]
+    pub fn crosses(&self, now: SimTime) -> bool {
+        now >= self.current_end
+    }
+
+    /// The controller's cumulative counters now (see [`Self::crosses`]).
+    pub fn set_controller(&mut self, counters: ControllerCounters) {
+        self.controller = counters;
+    }
+
     /// A GC sample point that is not a completion (before a block erase).
     #[inline]
     pub fn sample_gc(&mut self, now: SimTime, ftl: &FtlStats) {
@@ -209,7 +246,7 @@ impl TimeSeries {
     /// windows while `now` lies beyond the cap, and grows storage if needed.
     #[cold]
     fn advance(&mut self, now: SimTime, ftl: &FtlStats) {
-        let counters = GcWindow::of(ftl);
+        let counters = GcWindow::of(ftl, self.controller);
         let delta = counters.since(self.gc_mark);
         self.gc[self.current].merge(&delta);
         self.gc_mark = counters;
@@ -275,12 +312,18 @@ impl TimeSeries {
     }
 
     /// The series as it stands at `end` (the run's simulated time), with the GC counters
-    /// `ftl` has now; `names` are the flows' names.
-    pub fn output(&self, end: SimTime, ftl: &FtlStats, names: &[String]) -> TimeSeriesResults {
+    /// `ftl` and the controller's counters `controller` have now; `names` are the flows' names.
+    pub fn output(
+        &self,
+        end: SimTime,
+        ftl: &FtlStats,
+        controller: ControllerCounters,
+        names: &[String],
+    ) -> TimeSeriesResults {
         let n = self.windows;
         let per = self.flows * 2;
         let mut gc = self.gc[..n].to_vec();
-        gc[self.current].merge(&GcWindow::of(ftl).since(self.gc_mark));
+        gc[self.current].merge(&GcWindow::of(ftl, controller).since(self.gc_mark));
         // End merging (adaptive only): `group` stored windows per reported window.
         let mut group = 1usize;
         if self.adaptive {
@@ -328,6 +371,7 @@ impl TimeSeries {
             .collect();
         let device = FlowSeriesResults { name: "device".to_string(), reads: series(&all, 0), writes: series(&all, 1) };
         let mut gc_out = GcSeriesResults::default();
+        let mut controller_out = ControllerSeriesResults::default();
         for j in 0..windows {
             let mut w = GcWindow::default();
             for g in &gc[j * group..((j + 1) * group).min(n)] {
@@ -338,6 +382,9 @@ impl TimeSeries {
             gc_out.host_pages_written.push(w.host_pages);
             gc_out.flash_pages_programmed.push(w.flash_pages);
             gc_out.write_amplification.push((w.host_pages > 0).then(|| w.flash_pages as f64 / w.host_pages as f64));
+            controller_out.dram_busy_seconds.push(ps_to_seconds(w.controller.dram_busy_ps));
+            controller_out.cpu_busy_seconds.push(ps_to_seconds(w.controller.cpu_busy_ps));
+            controller_out.instructions.push(w.controller.instructions);
         }
         TimeSeriesResults {
             window_seconds: ps_to_seconds(window_ps),
@@ -348,6 +395,7 @@ impl TimeSeries {
             device,
             flows,
             gc: gc_out,
+            controller: controller_out,
         }
     }
 }
@@ -367,6 +415,9 @@ pub struct TimeSeriesResults {
     pub device: FlowSeriesResults,
     pub flows: Vec<FlowSeriesResults>,
     pub gc: GcSeriesResults,
+    /// The controller's activity per window (the power series charges it per window).
+    #[serde(default)]
+    pub controller: ControllerSeriesResults,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -443,6 +494,16 @@ pub struct GcSeriesResults {
     pub write_amplification: Vec<Option<f64>>,
 }
 
+/// The controller's activity per window: the data cache's DRAM busy time, the cores' busy time
+/// (summed over cores; work is counted in the window it was booked in) and, with the firmware
+/// model, the instructions executed.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct ControllerSeriesResults {
+    pub dram_busy_seconds: Vec<f64>,
+    pub cpu_busy_seconds: Vec<f64>,
+    pub instructions: Vec<u64>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -472,7 +533,7 @@ mod tests {
         for t in 0..100_000u64 {
             ts.record(0, t % 2 == 0, t * PS_PER_US, 50 * PS_PER_US, 4096, &stats);
         }
-        let out = ts.output(100_000 * PS_PER_US, &stats, &["f".to_string()]);
+        let out = ts.output(100_000 * PS_PER_US, &stats, ControllerCounters::default(), &["f".to_string()]);
         assert!(out.start_seconds.len() <= ADAPTIVE_WINDOWS && out.start_seconds.len() > ADAPTIVE_WINDOWS / 2);
         let total: u64 = out.flows[0].reads.count.iter().chain(&out.flows[0].writes.count).sum();
         assert_eq!(total, 100_000);
