@@ -1,7 +1,7 @@
 """Firmware cores: how the controller's computation complex shows in random-read performance,
 the effect Amber (Gouk et al., MICRO 2018) set out to model.
 
-The device is `examples/amber-intel750.toml` (Intel 750-like, firmware on 3 cores at 500 MHz by
+The device is `examples/amber-intel750.toml` (Intel 750-like, firmware on 3 cores at 400 MHz by
 default) with only its reader: random 4 KiB reads at QD 32 on the aged drive. The study sweeps
 the core clock (50 to 800 MHz) and the number of cores (1 to 3; with fewer cores the default
 step assignment folds onto the cores there are) and reports IOPS, mean latency, the firmware

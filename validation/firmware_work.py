@@ -1,7 +1,7 @@
 """Firmware cost from the work done: the same requests on NVMe, UFS and SATA, and the FTL's cost
 at a full and a poor CMT hit rate, the direction Amber (Gouk et al., MICRO 2018) measured.
 
-The device is `examples/amber-intel750.toml` (firmware on 3 cores at 500 MHz), its reader alone,
+The device is `examples/amber-intel750.toml` (firmware on 3 cores at 400 MHz), its reader alone,
 at queue depth 8, for 4 KiB and 64 KiB random reads and 4 KiB random writes, with the host
 interface switched between NVMe, UFS (its `[host.ufs]` defaults) and SATA. For each: the
 firmware's instructions per request, the share of the host interface layer (HIL), the share of
