@@ -80,6 +80,13 @@ pub struct FlashConfig {
     pub multi_plane: bool,
     /// Cell operation and suspension timings.
     pub timing: TimingConfig,
+    /// Read latency from flash reliability (`[flash.reliability]`, default none: every read
+    /// decodes at once). With it, each page read's bit errors follow its block's wear, data age
+    /// and reads since erase; reads with many errors are read again with extra sensing (each
+    /// retry another cell read, transfer and soft decode), uncorrectable reads are counted, and
+    /// blocks near the limit are rewritten (docs/reliability-model.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reliability: Option<super::ReliabilityConfig>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
@@ -145,6 +152,7 @@ impl Default for FlashConfig {
             channel_arbitration: None,
             multi_plane: true,
             timing: TimingConfig::default(),
+            reliability: None,
         }
     }
 }

@@ -156,6 +156,9 @@ fn validate_host(host: &HostConfig) -> Result<(), ConfigError> {
 }
 
 fn validate_flash(flash: &FlashConfig) -> Result<(), ConfigError> {
+    if let Some(reliability) = &flash.reliability {
+        super::reliability::validate(reliability, flash.page_size.value)?;
+    }
     if let Some(spread) = &flash.timing.spread {
         spread.validate()?;
     }

@@ -30,6 +30,8 @@ pub struct DieState {
     /// Advanced when a program or erase is suspended, so its scheduled end is ignored.
     pub gen: u32,
     pub suspended: Option<Suspended>,
+    /// Read retries the current read batch still needs (`[flash.reliability]`).
+    pub read_retries_left: u8,
 }
 
 /// A program or erase suspended for reads (see `flash/suspension.rs`).
@@ -98,6 +100,7 @@ impl FlashBackend {
             data_ready_at: 0,
             gen: 0,
             suspended: None,
+            read_retries_left: 0,
         };
         let c = &config.controller;
         Self {

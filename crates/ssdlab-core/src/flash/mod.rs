@@ -2,6 +2,7 @@
 
 pub mod backend;
 pub mod channel;
+pub mod reliability;
 pub mod suspension;
 pub mod timing;
 

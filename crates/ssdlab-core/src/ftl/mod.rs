@@ -92,6 +92,8 @@ pub struct FtlStats {
     pub rmw_reads: u64,
     /// Victims chosen by static wear leveling rather than GC.
     pub static_wl_migrations: u64,
+    /// Blocks rewritten by read reclaim (`flash.reliability.read_reclaim_bits`).
+    pub read_reclaims: u64,
 }
 
 pub struct Ftl {
@@ -106,6 +108,8 @@ pub struct Ftl {
     /// Erase-count spread that triggers static wear leveling (None when it is off).
     static_wl_threshold: Option<u32>,
     urgency: GcUrgency,
+    /// Blocks whose reads came near the ECC's limit, waiting for read reclaim (few at a time).
+    reclaim_queue: Vec<u32>,
 }
 
 impl Ftl {
@@ -131,6 +135,7 @@ impl Ftl {
             gc_threshold_blocks,
             victims,
             static_wl_threshold,
+            reclaim_queue: Vec::new(),
             urgency: {
                 let hard = ((config.ftl.gc_hard_threshold * config.flash.blocks_per_plane as f64).ceil() as u32).max(1);
                 if config.ftl.preemptible_gc {
@@ -370,7 +375,34 @@ impl Ftl {
             self.gc[plane as usize].wear_leveling_turn = true;
             return Some((victim, true));
         }
+        if let Some(victim) = self.begin_read_reclaim(plane) {
+            return Some((victim, false));
+        }
         self.begin_static_wear_leveling(plane).map(|victim| (victim, false))
+    }
+
+    /// A read of `block` came near the ECC's limit: queue the block for read reclaim (once).
+    pub fn request_read_reclaim(&mut self, block: u32) {
+        if !self.reclaim_queue.contains(&block) {
+            self.reclaim_queue.push(block);
+        }
+    }
+
+    /// Read reclaim: if `plane` collects nothing now, claim its first queued block that can be
+    /// collected, so its valid pages move and it is erased (it frees nothing, like a wear-leveling
+    /// victim). Queued blocks of the plane that were erased or claimed meanwhile leave the queue.
+    pub fn begin_read_reclaim(&mut self, plane: u32) -> Option<u32> {
+        if self.reclaim_queue.is_empty() || self.gc[plane as usize].active {
+            return None;
+        }
+        let g = &self.geometry;
+        let blocks = &self.blocks;
+        self.reclaim_queue.retain(|&b| g.plane_of_block(b) != plane || blocks.state(b) == blocks::BlockState::Full);
+        let at = self.reclaim_queue.iter().position(|&b| g.plane_of_block(b) == plane && blocks.is_collectable(b))?;
+        let victim = self.reclaim_queue.remove(at);
+        self.claim_victim(plane, victim, false);
+        self.stats.read_reclaims += 1;
+        Some(victim)
     }
 
     /// Paced GC: a victim's page is being programmed on `plane`: one move paid.

@@ -192,7 +192,7 @@ impl Simulation {
 
     /// Starts moving the valid pages of the plane's claimed victim (GC or wear leveling); a GC
     /// victim's scan first occupies the FTL's core.
-    fn begin_collecting(&mut self, plane: u32, gc: bool) {
+    pub(super) fn begin_collecting(&mut self, plane: u32, gc: bool) {
         if let Some(fw) = self.firmware.as_mut().filter(|_| gc) {
             // The victim scan and its move list occupy the FTL's core; the moves are queued at once.
             use crate::config::firmware::{FirmwareStep, WorkItem};
@@ -398,6 +398,7 @@ impl Simulation {
                 let g = &self.ftl.geometry;
                 let pages = batch.ids().iter().map(|&id| g.page_in_block(self.txns.get(id).ppa));
                 let (sent, cell) = self.backend.start_read(die, channel, now, pages);
+                let cell = cell + self.decode_read_batch(die);
                 self.charge_batch(die, &[firmware, (Step::CommandAddress, sent - now), (Step::CellOperation, cell)]);
                 self.queue.schedule(sent + cell, Event::CellReadDone { die });
             }
@@ -459,6 +460,9 @@ impl Simulation {
     }
 
     pub(super) fn on_die_done(&mut self, die: u32) {
+        if self.retry_read(die) {
+            return;
+        }
         let batch = self.backend.dies[die as usize].batch;
         self.backend.dies[die as usize].busy = false;
         for &id in batch.ids() {
@@ -470,6 +474,7 @@ impl Simulation {
         if self.backend.dies[die as usize].suspended.is_some() {
             self.after_read_while_suspended(die);
         }
+        self.start_read_reclaims();
         self.touched_dies.push(die);
         let g = &self.ftl.geometry;
         let (first, n) = (g.chip_of_die(die) * g.dies_per_chip, g.dies_per_chip);

@@ -93,6 +93,7 @@ impl Simulation {
             firmware_ps: 0,
             breakdown: Breakdown::default(),
             cache_bytes: 0,
+            read_retries: 0,
         });
         flow.issued += 1;
         if flow.sq.len() < flow.sq_depth as usize {
@@ -195,6 +196,9 @@ impl Simulation {
         if moves_data {
             flow.stats.record(r.is_read, r.arrival, now, r.sectors as u64 * SECTOR_BYTES, &breakdown);
             self.series.record(f, r.is_read, now, now - r.arrival, r.sectors as u64 * SECTOR_BYTES, &self.ftl.stats);
+            if let Some(rel) = self.reliability.as_mut().filter(|_| r.is_read) {
+                rel.note_read_latency(r.read_retries, now - r.arrival, r.sectors as u64 * SECTOR_BYTES, &breakdown);
+            }
         }
         if let Some(log) = self.records.as_mut().filter(|_| moves_data) {
             log.record(

@@ -23,6 +23,7 @@ pub mod power_states;
 mod precondition_path;
 mod read_ahead;
 mod read_pins;
+mod reliability_path;
 mod report;
 mod suspension;
 
@@ -117,6 +118,8 @@ struct Request {
     breakdown: Breakdown,
     /// Bytes served by (or written into) the data cache.
     cache_bytes: u64,
+    /// Read retries of the request's slowest page (`[flash.reliability]`).
+    read_retries: u8,
 }
 
 enum Source {
@@ -226,6 +229,8 @@ pub struct Simulation {
     host: host_device::HostSide,
     /// `data.backing_file`, resolved against the config's folder.
     backing_file: Option<std::path::PathBuf>,
+    /// Read retries from flash reliability (`[flash.reliability]`; see `reliability_path`).
+    reliability: Option<Box<reliability_path::ReliabilityState>>,
 }
 
 impl Simulation {
@@ -336,6 +341,7 @@ impl Simulation {
             data: None,
             host: Default::default(),
             backing_file: config.data.backing_file.as_ref().map(|f| base_dir.join(f)),
+            reliability: None,
             ftl,
             config,
             config_echo,
@@ -347,6 +353,7 @@ impl Simulation {
         // Nothing is in flight yet: every page placed so far counts as programmed.
         debug_assert_eq!(sim.txns.live(), 0, "transactions in flight before the flows start");
         sim.ftl.blocks.sync_program_cursors();
+        sim.reliability = reliability_path::ReliabilityState::build(&sim);
         sim.start_flows()?;
         sim.setup_wall = setup_started.elapsed();
         Ok(sim)

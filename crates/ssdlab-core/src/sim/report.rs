@@ -300,6 +300,7 @@ impl Simulation {
                 &self.link,
             )),
             open_channel: self.open_channel_summary(),
+            reliability: self.reliability_summary(),
             flows,
             warnings,
             precondition: self.precondition_summary.clone(),

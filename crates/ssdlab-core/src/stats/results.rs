@@ -250,6 +250,9 @@ pub struct Results {
     /// Open-Channel 2.0 only: chunk states, resets, rule checks and the host FTL's work.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub open_channel: Option<crate::host::ocssd::OpenChannelSummary>,
+    /// Read retries, uncorrectable reads and read reclaim (only with `[flash.reliability]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reliability: Option<crate::flash::reliability::ReliabilitySummary>,
     /// Whose behaviour the run followed where simulators differ (`compat`, and each key it
     /// decides, as they ran; docs/fidelity.md). Last, as it came last.
     #[serde(default, skip_serializing_if = "Option::is_none")]
