@@ -31,6 +31,7 @@ from ssdlab.results_device import (
     Mapping,
     OpenChannel,
     PowerStates,
+    Reliability,
 )
 
 if TYPE_CHECKING:
@@ -378,6 +379,8 @@ with warnings.catch_warnings():
         """The host interface and its link traffic (None in older results)."""
         open_channel: OpenChannel | None = None
         """Only with ``host.interface = "open_channel"``: chunk states and host FTL work."""
+        reliability: Reliability | None = None
+        """Only with ``[flash.reliability]``: read retries, uncorrectable reads, read reclaim."""
 
         # Where the records file is: a folder holding ``request_records.file``, or a temporary
         # folder owned by these results (removed with them).
@@ -420,7 +423,8 @@ with warnings.catch_warnings():
                 "mapping",
                 "data",
             )
-            for optional in (*optionals, "host_interface", "open_channel"):
+            later = ("power_states", "host_interface", "open_channel", "reliability")
+            for optional in (*optionals, *later):
                 if document.get(optional) is None:
                     document.pop(optional, None)
             if document.get("host_interface", {}).get("ufs", 0) is None:

@@ -1,6 +1,6 @@
 """Results models of the SSD-as-a-computer parts (``energy``, ``dram``, ``firmware``,
-``host_interface``, ``open_channel``, ``mapping``, ``data``): each key is present only when its
-model is on. :mod:`ssdlab.results` re-exports them."""
+``host_interface``, ``open_channel``, ``mapping``, ``data``, ``reliability``): each key is
+present only when its model is on. :mod:`ssdlab.results` re-exports them."""
 
 from __future__ import annotations
 
@@ -277,3 +277,34 @@ class DataEmulation(_Document):
     spilled_pages: int
     memory_bytes: int
     first_mismatch: DataMismatch | None = None
+
+
+class RetryLevelLatency(_Document):
+    """Host reads whose slowest page needed ``retries`` read retries: count and latency (us)."""
+
+    retries: int
+    count: int
+    mean: float
+    p99: float
+    max: float
+
+
+class Reliability(_Document):
+    """Read latency from flash reliability (``reliability``; only with ``[flash.reliability]``)."""
+
+    page_reads: int
+    """Flash page reads decoded (host, GC, mapping and read-ahead reads)."""
+    reads_by_retries: list[int]
+    """Page reads by the retries they needed: index 0 hard decision alone, index i i retries."""
+    read_retries: int
+    uncorrectable_reads: int
+    read_reclaims_requested: int
+    """Reads whose worst codeword reached ``read_reclaim_bits``."""
+    read_reclaims: int
+    """Blocks rewritten by read reclaim."""
+    mean_rber: float | None
+    """Mean raw bit error rate over the page reads (None when nothing was read)."""
+    max_rber: float | None
+    pe_cycles_at_start: int
+    data_age_days_at_start: float
+    read_latency_us_by_retries: list[RetryLevelLatency]
