@@ -36,3 +36,16 @@ def test_no_reliability_section_without_the_model():
 def test_a_bad_level_list_names_the_key():
     with pytest.raises(ssdlab.ConfigError, match=r"flash\.reliability\.soft_decision_bits"):
         ssdlab.simulate(EXAMPLE, overrides=[*SHORT, "flash.reliability.soft_decision_bits=[30]"])
+
+
+def test_the_report_and_frames_show_retries(tmp_path):
+    from ssdlab.report import write_report
+
+    r = ssdlab.simulate(EXAMPLE, overrides=[*SHORT, "flash.reliability.read_reclaim_bits=32"])
+    frame = r.gc_time_series()
+    assert frame["read_retries"].sum() == r.reliability.read_retries
+    assert frame["read_reclaims"].sum() == r.reliability.read_reclaims > 0
+    r.save(tmp_path)
+    html = write_report(tmp_path).read_text()
+    assert "Flash reliability: read retries" in html
+    assert (tmp_path / "reliability_over_time.png").exists()

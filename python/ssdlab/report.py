@@ -251,6 +251,9 @@ def _run_sections(page: _Page, results: Results) -> None:
     page.heading("Latency breakdown")
     _breakdown_figure(page, results)
 
+    if results.reliability is not None:
+        _reliability_sections(page, results)
+
 
 def _time_series_sections(page: _Page, results: Results) -> None:
     import matplotlib.pyplot as plt
@@ -320,6 +323,41 @@ def _time_series_sections(page: _Page, results: Results) -> None:
             a.grid(True, alpha=0.3)
         fig.tight_layout()
         page.figure(fig, "gc_over_time", "GC activity and write amplification over time")
+
+
+def _reliability_sections(page: _Page, results: Results) -> None:
+    """Read retries from flash reliability: reads by retry level, their latency, and the
+    retries and reclaims over time."""
+    import matplotlib.pyplot as plt
+
+    rel = results.reliability
+    page.heading("Flash reliability: read retries")
+    page.paragraph(
+        f"{rel.pe_cycles_at_start:,} P/E cycles and {rel.data_age_days_at_start:g}-day-old data "
+        f"at start; mean RBER {_fmt(rel.mean_rber)}, highest {_fmt(rel.max_rber)}; "
+        f"{rel.read_retries:,} pages read again, {rel.uncorrectable_reads:,} uncorrectable, "
+        f"{rel.read_reclaims:,} blocks rewritten by read reclaim"
+    )
+    page.table(
+        ["retries", "host reads", "mean us", "p99 us", "max us"],
+        [[r.retries, r.count, r.mean, r.p99, r.max] for r in rel.read_latency_us_by_retries],
+    )
+    if results.series is None or results.series.reliability is None:
+        return
+    gc = results.gc_time_series()
+    fig, ax = plt.subplots(figsize=(11, 3.2))
+    x = gc["window_start_s"] + gc["window_s"] / 2
+    ax.plot(x, gc["read_retries"] / gc["window_s"], label="pages read again / s")
+    ax.set(xlabel="simulated time (s)", ylabel="pages read again / s", title="read retries")
+    # Blocks are a few hundred times fewer than pages: their own axis.
+    blocks = ax.twinx()
+    blocks.plot(x, gc["read_reclaims"] / gc["window_s"], color="C3", label="blocks reclaimed / s")
+    blocks.set_ylabel("blocks reclaimed / s", color="C3")
+    ax.grid(True, alpha=0.3)
+    lines = ax.get_lines() + blocks.get_lines()
+    ax.legend(lines, [line.get_label() for line in lines], fontsize="small", loc="upper left")
+    fig.tight_layout()
+    page.figure(fig, "reliability_over_time", "read retries and read reclaims over time")
 
 
 def _breakdown_figure(page: _Page, results: Results) -> None:

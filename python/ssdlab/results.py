@@ -267,6 +267,13 @@ class ControllerSeries(_Document):
     instructions: list[int] = Field(default_factory=list)
 
 
+class ReliabilitySeries(_Document):
+    """Pages read again by read retries and blocks rewritten by read reclaim per window."""
+
+    read_retries: list[int]
+    read_reclaims: list[int]
+
+
 class TimeSeries(_Document):
     """Completions, latency and GC activity per window of simulated time.
 
@@ -283,6 +290,8 @@ class TimeSeries(_Document):
     flows: list[FlowSeries]
     gc: GcSeries
     controller: ControllerSeries = Field(default_factory=ControllerSeries)
+    reliability: ReliabilitySeries | None = None
+    """Only with ``[flash.reliability]``: read retries and read reclaims per window."""
 
 
 class RequestRecordsInfo(_Document):
@@ -427,6 +436,8 @@ with warnings.catch_warnings():
             for optional in (*optionals, *later):
                 if document.get(optional) is None:
                     document.pop(optional, None)
+            if document.get("time_series", {}).get("reliability", 0) is None:
+                del document["time_series"]["reliability"]
             if document.get("host_interface", {}).get("ufs", 0) is None:
                 del document["host_interface"]["ufs"]
             if document.get("energy", {}).get("dram_breakdown_joules", 0) is None:
@@ -482,7 +493,8 @@ with warnings.catch_warnings():
 
         def gc_time_series(self) -> pd.DataFrame:
             """One row per window: blocks erased, pages moved, host pages written, flash pages
-            programmed, and the window's write amplification (their ratio; NaN without writes)."""
+            programmed, and the window's write amplification (their ratio; NaN without writes);
+            with ``[flash.reliability]`` also read_retries and read_reclaims."""
             return _gc_time_series(self)
 
         def requests(self) -> pd.DataFrame:
@@ -679,6 +691,9 @@ def _gc_time_series(results: Results) -> pd.DataFrame:
         }
     )
     frame["write_amplification"] = frame["write_amplification"].astype("float64")
+    if ts.reliability is not None:
+        frame["read_retries"] = ts.reliability.read_retries
+        frame["read_reclaims"] = ts.reliability.read_reclaims
     return frame
 
 

@@ -58,7 +58,7 @@ fn a_fresh_drive_decodes_every_read_at_once_and_pays_only_the_hard_decode() {
     let off = run(&reads("", 1, ""));
     let on = run(&reads("[flash.reliability]", 1, ""));
     let r = on.reliability.as_ref().expect("results.json has reliability");
-    assert!(off.reliability.is_none());
+    assert!(off.reliability.is_none() && off.time_series.as_ref().unwrap().reliability.is_none());
     assert_eq!(r.reads_by_retries[0], r.page_reads, "{r:?}");
     assert_eq!((r.read_retries, r.uncorrectable_reads, r.read_reclaims), (0, 0, 0));
     assert!(r.mean_rber.unwrap() < 1e-4);
@@ -88,8 +88,11 @@ fn a_worn_aged_drive_has_more_retries_and_a_longer_tail() {
     // Each level's reads take longer than the level before (another read, transfer and decode).
     let by = &a.read_latency_us_by_retries;
     assert!(by.windows(2).all(|w| w[1].retries > w[0].retries && w[1].mean > w[0].mean), "{by:?}");
-    // The flash did the retries' cell reads too.
+    // The flash did the retries' cell reads too, and the time series has them window by window.
     assert_eq!(aged.device.flash.reads, a.page_reads + a.read_retries);
+    let series = aged.time_series.as_ref().unwrap().reliability.as_ref().expect("time_series.reliability");
+    assert_eq!(series.read_retries.iter().sum::<u64>(), a.read_retries);
+    assert!(fresh.time_series.as_ref().unwrap().reliability.is_some());
 }
 
 #[test]
@@ -122,6 +125,8 @@ fn read_reclaim_rewrites_blocks_whose_reads_near_the_limit_and_their_data_reads_
     let (w, o) = (with.reliability.as_ref().unwrap(), without.reliability.as_ref().unwrap());
     assert!(w.read_reclaims > 0 && o.read_reclaims == 0, "{w:?}");
     assert!(with.device.gc.pages_moved > 0, "reclaim moves the blocks' valid pages");
+    let series = with.time_series.as_ref().unwrap().reliability.as_ref().unwrap();
+    assert_eq!(series.read_reclaims.iter().sum::<u64>(), w.read_reclaims);
     // Rewritten data is fresh: host reads need fewer retries, and the RBER falls.
     let host_retried = |r: &ssdlab_core::flash::reliability::ReliabilitySummary| {
         r.read_latency_us_by_retries.iter().filter(|l| l.retries > 0).map(|l| l.count).sum::<u64>()

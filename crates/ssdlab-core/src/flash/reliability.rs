@@ -54,7 +54,6 @@ pub struct Reliability {
     /// Reads by the retries they needed (index 0: hard decision alone).
     pub reads_by_retries: Vec<u64>,
     pub uncorrectable_reads: u64,
-    pub read_retries: u64,
     pub reclaims_requested: u64,
     /// RBER summed over reads, and the highest seen.
     rber_sum: f64,
@@ -74,7 +73,6 @@ impl Reliability {
             reads: vec![0; blocks],
             reads_by_retries: vec![0; config.soft_decision_bits.len() + 1],
             uncorrectable_reads: 0,
-            read_retries: 0,
             reclaims_requested: 0,
             rber_sum: 0.0,
             rber_max: 0.0,
@@ -125,7 +123,6 @@ impl Reliability {
         let errors = (0..codewords).map(|_| self.poisson(mean)).max().unwrap_or(0);
         let outcome = self.decode(errors);
         self.reads_by_retries[outcome.retries as usize] += 1;
-        self.read_retries += outcome.retries as u64;
         self.uncorrectable_reads += outcome.uncorrectable as u64;
         self.reclaims_requested += outcome.reclaim as u64;
         outcome
@@ -173,12 +170,13 @@ impl Reliability {
         k
     }
 
-    pub fn summary(&self, read_reclaims: u64) -> ReliabilitySummary {
+    /// The summary, with the page re-reads and block rewrites the device did for the model.
+    pub fn summary(&self, read_retries: u64, read_reclaims: u64) -> ReliabilitySummary {
         let reads: u64 = self.reads_by_retries.iter().sum();
         ReliabilitySummary {
             page_reads: reads,
             reads_by_retries: self.reads_by_retries.clone(),
-            read_retries: self.read_retries,
+            read_retries,
             uncorrectable_reads: self.uncorrectable_reads,
             read_reclaims_requested: self.reclaims_requested,
             read_reclaims,
@@ -199,7 +197,8 @@ pub struct ReliabilitySummary {
     /// Page reads by the read retries they needed: index 0 decoded by hard decision alone,
     /// index i after i retries.
     pub reads_by_retries: Vec<u64>,
-    /// Retries in all (each another cell read, transfer and soft decode).
+    /// Pages read again in all (each retry of a read re-reads every page of its multi-plane
+    /// command: another cell read, transfer and soft decode).
     pub read_retries: u64,
     /// Reads that no level could correct (counted; the model still returns the data).
     pub uncorrectable_reads: u64,

@@ -92,8 +92,10 @@ pub struct FtlStats {
     pub rmw_reads: u64,
     /// Victims chosen by static wear leveling rather than GC.
     pub static_wl_migrations: u64,
-    /// Blocks rewritten by read reclaim (`flash.reliability.read_reclaim_bits`).
+    /// Blocks rewritten by read reclaim, and pages read again by read retries
+    /// (`[flash.reliability]`).
     pub read_reclaims: u64,
+    pub read_retries: u64,
 }
 
 pub struct Ftl {

@@ -97,6 +97,7 @@ impl Simulation {
         let g = &self.ftl.geometry;
         let pages = batch.ids().iter().map(|&id| g.page_in_block(self.txns.get(id).ppa));
         let (sent, cell) = self.backend.start_read(die, channel, now, pages);
+        self.ftl.stats.read_retries += batch.count as u64;
         let cell = cell + decode;
         self.charge_read_retry(die, sent - now, cell);
         self.note_channel_use(channel);
@@ -135,7 +136,8 @@ impl Simulation {
 
     pub(super) fn reliability_summary(&self) -> Option<ReliabilitySummary> {
         let rel = self.reliability.as_ref()?;
-        let mut summary = rel.model.summary(self.ftl.stats.read_reclaims);
+        let stats = &self.ftl.stats;
+        let mut summary = rel.model.summary(stats.read_retries, stats.read_reclaims);
         summary.read_latency_us_by_retries = rel
             .latency_by_retries
             .iter()

@@ -292,7 +292,13 @@ impl Simulation {
             dram: self.dram.results(self.now()),
             mapping: self.family.as_ref().map(|f| f.summary()),
             data: self.data_summary(),
-            time_series: Some(self.series.output(self.now(), &self.ftl.stats, self.controller_counters(), &names)),
+            time_series: Some({
+                let mut series = self.series.output(self.now(), &self.ftl.stats, self.controller_counters(), &names);
+                if self.reliability.is_none() {
+                    series.reliability = None;
+                }
+                series
+            }),
             request_records: self.records.as_ref().map(|r| r.summary()),
             host_interface: Some(crate::host::HostInterfaceSummary::new(
                 &self.config.host,

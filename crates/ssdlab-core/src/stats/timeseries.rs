@@ -110,6 +110,8 @@ struct GcWindow {
     pages_moved: u64,
     host_pages: u64,
     flash_pages: u64,
+    read_retries: u64,
+    read_reclaims: u64,
     controller: ControllerCounters,
 }
 
@@ -120,6 +122,8 @@ impl GcWindow {
             pages_moved: stats.gc_programs,
             host_pages: stats.user_programs,
             flash_pages: stats.user_programs + stats.gc_programs + stats.mapping_programs,
+            read_retries: stats.read_retries,
+            read_reclaims: stats.read_reclaims,
             controller,
         }
     }
@@ -131,6 +135,8 @@ impl GcWindow {
             pages_moved: self.pages_moved - earlier.pages_moved,
             host_pages: self.host_pages - earlier.host_pages,
             flash_pages: self.flash_pages - earlier.flash_pages,
+            read_retries: self.read_retries - earlier.read_retries,
+            read_reclaims: self.read_reclaims - earlier.read_reclaims,
             controller: ControllerCounters {
                 dram_busy_ps: c.dram_busy_ps - e.dram_busy_ps,
                 cpu_busy_ps: c.cpu_busy_ps - e.cpu_busy_ps,
@@ -144,6 +150,8 @@ impl GcWindow {
         self.pages_moved += other.pages_moved;
         self.host_pages += other.host_pages;
         self.flash_pages += other.flash_pages;
+        self.read_retries += other.read_retries;
+        self.read_reclaims += other.read_reclaims;
         self.controller.dram_busy_ps += other.controller.dram_busy_ps;
         self.controller.cpu_busy_ps += other.controller.cpu_busy_ps;
         self.controller.instructions += other.controller.instructions;
@@ -372,6 +380,7 @@ impl TimeSeries {
         let device = FlowSeriesResults { name: "device".to_string(), reads: series(&all, 0), writes: series(&all, 1) };
         let mut gc_out = GcSeriesResults::default();
         let mut controller_out = ControllerSeriesResults::default();
+        let mut reliability_out = ReliabilitySeriesResults::default();
         for j in 0..windows {
             let mut w = GcWindow::default();
             for g in &gc[j * group..((j + 1) * group).min(n)] {
@@ -385,6 +394,8 @@ impl TimeSeries {
             controller_out.dram_busy_seconds.push(ps_to_seconds(w.controller.dram_busy_ps));
             controller_out.cpu_busy_seconds.push(ps_to_seconds(w.controller.cpu_busy_ps));
             controller_out.instructions.push(w.controller.instructions);
+            reliability_out.read_retries.push(w.read_retries);
+            reliability_out.read_reclaims.push(w.read_reclaims);
         }
         TimeSeriesResults {
             window_seconds: ps_to_seconds(window_ps),
@@ -396,6 +407,7 @@ impl TimeSeries {
             flows,
             gc: gc_out,
             controller: controller_out,
+            reliability: Some(reliability_out),
         }
     }
 }
@@ -418,6 +430,10 @@ pub struct TimeSeriesResults {
     /// The controller's activity per window (the power series charges it per window).
     #[serde(default)]
     pub controller: ControllerSeriesResults,
+    /// Pages read again by read retries and blocks rewritten by read reclaim per window (only
+    /// with `[flash.reliability]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reliability: Option<ReliabilitySeriesResults>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -492,6 +508,13 @@ pub struct GcSeriesResults {
     pub host_pages_written: Vec<u64>,
     pub flash_pages_programmed: Vec<u64>,
     pub write_amplification: Vec<Option<f64>>,
+}
+
+/// Read retries (pages read again) and read reclaims (blocks rewritten) per window.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct ReliabilitySeriesResults {
+    pub read_retries: Vec<u64>,
+    pub read_reclaims: Vec<u64>,
 }
 
 /// The controller's activity per window: the data cache's DRAM busy time, the cores' busy time
