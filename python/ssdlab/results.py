@@ -26,6 +26,7 @@ from ssdlab.results_device import (
     DataEmulation,
     Dram,
     Energy,
+    Fdp,
     Firmware,
     HostInterfaceStats,
     Mapping,
@@ -390,6 +391,8 @@ with warnings.catch_warnings():
         """Only with ``host.interface = "open_channel"``: chunk states and host FTL work."""
         reliability: Reliability | None = None
         """Only with ``[flash.reliability]``: read retries, uncorrectable reads, read reclaim."""
+        fdp: Fdp | None = None
+        """Only with ``[ftl.fdp]``: the FDP statistics log and each handle's bytes."""
 
         # Where the records file is: a folder holding ``request_records.file``, or a temporary
         # folder owned by these results (removed with them).
@@ -432,7 +435,7 @@ with warnings.catch_warnings():
                 "mapping",
                 "data",
             )
-            later = ("power_states", "host_interface", "open_channel", "reliability")
+            later = ("power_states", "host_interface", "open_channel", "reliability", "fdp")
             for optional in (*optionals, *later):
                 if document.get(optional) is None:
                     document.pop(optional, None)

@@ -1,6 +1,6 @@
 """Results models of the SSD-as-a-computer parts (``energy``, ``dram``, ``firmware``,
-``host_interface``, ``open_channel``, ``mapping``, ``data``, ``reliability``): each key is
-present only when its model is on. :mod:`ssdlab.results` re-exports them."""
+``host_interface``, ``open_channel``, ``mapping``, ``data``, ``reliability``, ``fdp``): each
+key is present only when its model is on. :mod:`ssdlab.results` re-exports them."""
 
 from __future__ import annotations
 
@@ -308,3 +308,29 @@ class Reliability(_Document):
     pe_cycles_at_start: int
     data_age_days_at_start: float
     read_latency_us_by_retries: list[RetryLevelLatency]
+
+
+class FdpHandle(_Document):
+    """One FDP reclaim unit handle: its flows, host and media bytes, reclaim units."""
+
+    handle: int
+    flows: list[str]
+    host_bytes_written: int
+    media_bytes_written: int
+    """Host writes and GC's moves of the handle's data."""
+    write_amplification: float | None
+    """media / host bytes; None where the host wrote nothing through the handle."""
+    reclaim_units_opened: int
+    reclaim_units_erased: int
+
+
+class Fdp(_Document):
+    """Flexible Data Placement (``fdp``; only with ``[ftl.fdp]``): the FDP statistics log (host
+    and media bytes written, media bytes erased) and each handle's share."""
+
+    reclaim_unit_handles: int
+    reclaim_unit_bytes: int
+    host_bytes_written: int
+    media_bytes_written: int
+    media_bytes_erased: int
+    handles: list[FdpHandle]

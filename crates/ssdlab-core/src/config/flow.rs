@@ -68,6 +68,9 @@ pub struct FlowConfig {
     pub sq_depth: Option<u32>,
     /// NVMe priority class of the flow's queue (default medium).
     pub priority: Option<Priority>,
+    /// FDP: the reclaim unit handle the flow's writes carry (`[ftl.fdp]`; 0 to
+    /// `reclaim_unit_handles - 1`, default 0). Data of different handles never shares a block.
+    pub placement_handle: Option<u32>,
     /// How the flow uses the data cache (default off).
     pub cache_mode: Option<CacheMode>,
     /// Seed of this flow's random stream. By default it is derived from the run's seed and the

@@ -10,6 +10,7 @@ mod cache_org;
 mod compat;
 mod data;
 mod dram;
+mod fdp;
 mod finite;
 pub mod firmware;
 pub mod flash;
@@ -36,6 +37,7 @@ pub use cache_org::{CacheOrganisation, CacheShape, Replacement};
 pub use compat::{Compat, ModelSummary};
 pub use data::DataConfig;
 pub use dram::{DramConfig, DramModel, PagePolicy, SerialAccessTime};
+pub use fdp::FdpConfig;
 pub use flash::{
     CellTechnology, ChannelArbitration, DieCommands, FlashConfig, PageTypeLatency, PageTypeLayout, Suspension,
     TimingConfig,
@@ -655,6 +657,11 @@ pub struct FtlConfig {
     pub super_page_pages: Option<u32>,
     /// Super-page: a partial update's `read-modify-write` (default) or `remap` (Amber's tweak).
     pub super_page_update: SuperPageUpdate,
+    /// NVMe Flexible Data Placement (TP4146; `[ftl.fdp]`, default none): the device offers
+    /// reclaim unit handles, each flow's writes carry one (`flows[].placement_handle`), and data
+    /// of different handles goes to different reclaim units (blocks), GC moves included.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fdp: Option<FdpConfig>,
 }
 
 /// See [`FtlConfig::gc_map_updates`].
@@ -729,6 +736,7 @@ impl Default for FtlConfig {
             log_blocks_per_data_block: DEFAULT_LOG_BLOCKS_PER_DATA_BLOCK,
             super_page_pages: None,
             super_page_update: SuperPageUpdate::ReadModifyWrite,
+            fdp: None,
         }
     }
 }

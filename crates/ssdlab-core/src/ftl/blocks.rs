@@ -27,11 +27,32 @@ pub enum BlockState {
     Retired,
 }
 
-/// Which frontier a write goes to.
+/// Which frontier a write goes to: user or GC data, of a placement handle (FDP's reclaim unit
+/// handle, `[ftl.fdp]`; 0 without FDP). Each (handle, user or GC) pair has its own open block
+/// per plane, so data of different handles never shares a block (a reclaim unit).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Stream {
-    User = 0,
-    Gc = 1,
+pub struct Stream {
+    pub gc: bool,
+    pub handle: u8,
+}
+
+impl Stream {
+    pub const USER: Stream = Stream { gc: false, handle: 0 };
+    pub const GC: Stream = Stream { gc: true, handle: 0 };
+
+    pub fn user(handle: u8) -> Self {
+        Stream { gc: false, handle }
+    }
+
+    pub fn gc(handle: u8) -> Self {
+        Stream { gc: true, handle }
+    }
+
+    /// Index of the stream's frontier among a plane's.
+    #[inline]
+    fn index(self) -> usize {
+        self.handle as usize * 2 + self.gc as usize
+    }
 }
 
 /// One plane's block state, block ids relative to the plane (see [`BlockManager::export_plane`]):
@@ -45,13 +66,14 @@ pub struct PlaneImage {
     pub closed_at: Vec<SimTime>,
     /// The free pool in order.
     pub free: Vec<u32>,
-    /// Open user and GC blocks (`NO_BLOCK` when none).
-    pub frontier: [u32; 2],
+    /// Open user and GC blocks of each placement handle (`NO_BLOCK` when none).
+    pub frontier: Vec<u32>,
 }
 
 struct PlaneBlocks {
     free: VecDeque<u32>,
-    frontier: [u32; 2],
+    /// Open blocks by [`Stream::index`].
+    frontier: Box<[u32]>,
 }
 
 /// `n` copies of `value`, or the allocation error instead of an abort.
@@ -85,13 +107,21 @@ pub struct BlockManager {
     /// When each block's last page was written (its data's youngest age), for FIFO and cost-benefit.
     closed_at: Vec<SimTime>,
     state: Vec<BlockState>,
+    /// Placement handle of each block's data (FDP; empty without it: every block is handle 0).
+    handle: Vec<u8>,
     planes: Vec<PlaneBlocks>,
 }
 
 impl BlockManager {
     /// The block state of `geometry`, or an error if its memory cannot be allocated (the memory
     /// estimate refuses such a device first unless `run.memory_limit` is "unlimited").
-    pub fn new(geometry: &Geometry, dynamic_wear_leveling: bool, pe_cycle_limit: u32) -> Result<Self, String> {
+    /// `handles` placement handles (1 without FDP) each get a user and a GC frontier per plane.
+    pub fn new(
+        geometry: &Geometry,
+        dynamic_wear_leveling: bool,
+        pe_cycle_limit: u32,
+        handles: u32,
+    ) -> Result<Self, String> {
         let blocks = geometry.blocks as usize;
         let refused = |_| format!("the state of {blocks} flash blocks could not be allocated");
         let mut planes = Vec::new();
@@ -101,7 +131,7 @@ impl BlockManager {
             let mut free = VecDeque::new();
             free.try_reserve_exact(geometry.blocks_per_plane as usize).map_err(refused)?;
             free.extend(first..first + geometry.blocks_per_plane);
-            planes.push(PlaneBlocks { free, frontier: [NO_BLOCK; 2] });
+            planes.push(PlaneBlocks { free, frontier: vec![NO_BLOCK; 2 * handles as usize].into_boxed_slice() });
         }
         Ok(Self {
             dynamic_wear_leveling,
@@ -117,6 +147,7 @@ impl BlockManager {
             erase_count: filled(blocks, 0).map_err(refused)?,
             closed_at: filled(blocks, 0).map_err(refused)?,
             state: filled(blocks, BlockState::Free).map_err(refused)?,
+            handle: if handles > 1 { filled(blocks, 0).map_err(refused)? } else { Vec::new() },
             planes,
         })
     }
@@ -130,11 +161,11 @@ impl BlockManager {
     #[inline]
     pub fn can_allocate(&self, plane: u32, stream: Stream) -> bool {
         let p = &self.planes[plane as usize];
-        let open = p.frontier[stream as usize];
+        let open = p.frontier[stream.index()];
         if open != NO_BLOCK && (self.write_ptr[open as usize] as u32) < self.pages_per_block {
             return true;
         }
-        let reserve = if stream == Stream::Gc { 0 } else { 1 };
+        let reserve = if stream.gc { 0 } else { 1 };
         p.free.len() > reserve
     }
 
@@ -144,7 +175,7 @@ impl BlockManager {
     #[inline]
     pub fn allocate(&mut self, plane: u32, stream: Stream, now: SimTime) -> (u32, bool) {
         let p = &mut self.planes[plane as usize];
-        let mut block = p.frontier[stream as usize];
+        let mut block = p.frontier[stream.index()];
         let mut opened = false;
         if block == NO_BLOCK {
             let index = if self.dynamic_wear_leveling {
@@ -155,8 +186,11 @@ impl BlockManager {
                 0
             };
             block = p.free.remove(index).expect("allocate() called without can_allocate()");
-            p.frontier[stream as usize] = block;
+            p.frontier[stream.index()] = block;
             self.state[block as usize] = BlockState::Open;
+            if let Some(h) = self.handle.get_mut(block as usize) {
+                *h = stream.handle;
+            }
             opened = true;
         }
         let b = block as usize;
@@ -166,7 +200,7 @@ impl BlockManager {
         if self.write_ptr[b] as u32 == self.pages_per_block {
             self.state[b] = BlockState::Full;
             self.closed_at[b] = now;
-            p.frontier[stream as usize] = NO_BLOCK;
+            p.frontier[stream.index()] = NO_BLOCK;
         }
         (block * self.pages_per_block + page, opened)
     }
@@ -255,6 +289,12 @@ impl BlockManager {
 
     pub fn state(&self, block: u32) -> BlockState {
         self.state[block as usize]
+    }
+
+    /// Placement handle of the data in `block` (0 without FDP).
+    #[inline]
+    pub fn handle_of(&self, block: u32) -> u8 {
+        self.handle.get(block as usize).copied().unwrap_or(0)
     }
 
     pub fn erase_count(&self, block: u32) -> u32 {
@@ -385,7 +425,7 @@ impl BlockManager {
             erase_count: self.erase_count[range.clone()].to_vec(),
             closed_at: self.closed_at[range].to_vec(),
             free: p.free.iter().map(|&b| b - first).collect(),
-            frontier: [relative(p.frontier[0]), relative(p.frontier[1])],
+            frontier: p.frontier.iter().map(|&b| relative(b)).collect(),
         }
     }
 
@@ -404,7 +444,9 @@ impl BlockManager {
         self.retired_blocks = self.retired_blocks - retired_before + retired;
         let p = &mut self.planes[plane as usize];
         p.free = image.free.iter().map(|&b| b + first).collect();
-        p.frontier = image.frontier.map(|b| if b == NO_BLOCK { NO_BLOCK } else { b + first });
+        for (f, &b) in p.frontier.iter_mut().zip(&image.frontier) {
+            *f = if b == NO_BLOCK { NO_BLOCK } else { b + first };
+        }
     }
 
     /// Replaces closing times by their order (0, 1, 2 ... picoseconds, oldest first; ties by
@@ -473,12 +515,12 @@ mod tests {
     fn one_plane(dynamic: bool, pe_limit: u32) -> BlockManager {
         let text = "[flash]\nchannels = 1\nchips_per_channel = 1\ndies_per_chip = 1\nplanes_per_die = 1\nblocks_per_plane = 8\npages_per_block = 2\n[ftl]\nover_provisioning = 0.9\n[[flows]]\nqueue_depth = 1\nrequests = 1\n";
         let config = Config::from_toml_str(text).unwrap();
-        BlockManager::new(&Geometry::new(&config), dynamic, pe_limit).unwrap()
+        BlockManager::new(&Geometry::new(&config), dynamic, pe_limit, 1).unwrap()
     }
 
     fn fill_and_erase(m: &mut BlockManager) -> u32 {
-        let (ppa, _) = m.allocate(0, Stream::User, 0);
-        m.allocate(0, Stream::User, 0);
+        let (ppa, _) = m.allocate(0, Stream::USER, 0);
+        m.allocate(0, Stream::USER, 0);
         let block = ppa / 2;
         m.invalidate(ppa);
         m.invalidate(ppa + 1);

@@ -5,6 +5,7 @@
 pub mod block_map;
 pub mod blocks;
 pub mod cmt;
+pub mod fdp;
 pub mod gc;
 pub mod mapping;
 pub mod placement;
@@ -96,6 +97,12 @@ pub struct FtlStats {
     /// (`[flash.reliability]`).
     pub read_reclaims: u64,
     pub read_retries: u64,
+    /// FDP (`[ftl.fdp]`): per reclaim unit handle, host pages written, pages programmed for it
+    /// (host and GC), blocks erased and reclaim units (blocks) opened. Empty without FDP.
+    pub handle_host_pages: Vec<u64>,
+    pub handle_media_pages: Vec<u64>,
+    pub handle_blocks_erased: Vec<u64>,
+    pub handle_units_opened: Vec<u64>,
 }
 
 pub struct Ftl {
@@ -112,13 +119,19 @@ pub struct Ftl {
     urgency: GcUrgency,
     /// Blocks whose reads came near the ECC's limit, waiting for read reclaim (few at a time).
     reclaim_queue: Vec<u32>,
+    /// FDP: each flow's reclaim unit handle (empty without FDP: every write is handle 0).
+    flow_handles: Vec<u8>,
 }
 
 impl Ftl {
     /// Builds the FTL state and places the initial data. Fails only if the tables cannot be allocated.
     pub fn new(config: &Config, geometry: Geometry, placement: Placement) -> Result<Self, String> {
         let map = PageMap::new(geometry.logical_pages + geometry.translation_pages, geometry.physical_pages)?;
-        let blocks = BlockManager::new(&geometry, config.ftl.dynamic_wear_leveling, config.ftl.pe_cycle_limit)?;
+        let handles = config.ftl.fdp.as_ref().map_or(1, |f| f.reclaim_unit_handles);
+        let blocks =
+            BlockManager::new(&geometry, config.ftl.dynamic_wear_leveling, config.ftl.pe_cycle_limit, handles)?;
+        let fdp = config.ftl.fdp.is_some();
+        let per_handle = if fdp { handles as usize } else { 0 };
         let gc = vec![PlaneGc::default(); geometry.planes as usize];
         let gc_threshold_blocks = geometry.gc_threshold_blocks(config.ftl.gc_threshold);
         let victims = VictimSelector::new(
@@ -132,12 +145,23 @@ impl Ftl {
             map,
             blocks,
             gc,
-            stats: FtlStats::default(),
+            stats: FtlStats {
+                handle_host_pages: vec![0; per_handle],
+                handle_media_pages: vec![0; per_handle],
+                handle_blocks_erased: vec![0; per_handle],
+                handle_units_opened: vec![0; per_handle],
+                ..FtlStats::default()
+            },
             placement,
             gc_threshold_blocks,
             victims,
             static_wl_threshold,
             reclaim_queue: Vec::new(),
+            flow_handles: if fdp {
+                config.flows.iter().map(|f| f.placement_handle.unwrap_or(0) as u8).collect()
+            } else {
+                Vec::new()
+            },
             urgency: {
                 let hard = ((config.ftl.gc_hard_threshold * config.flash.blocks_per_plane as f64).ceil() as u32).max(1);
                 if config.ftl.preemptible_gc {
@@ -177,7 +201,7 @@ impl Ftl {
             FillLayout::Packed => {
                 for lpa in lpas {
                     let plane = self.home_plane(lpa);
-                    let (ppa, _) = self.blocks.allocate(plane, Stream::User, 0);
+                    let (ppa, _) = self.blocks.allocate(plane, Stream::USER, 0);
                     self.map.remap(lpa as u32, ppa);
                 }
             }
@@ -196,7 +220,7 @@ impl Ftl {
         for lpa in first..end {
             if self.map.lookup(lpa as u32) == UNMAPPED {
                 let plane = self.home_plane(lpa);
-                let (ppa, _) = self.blocks.allocate(plane, Stream::User, 0);
+                let (ppa, _) = self.blocks.allocate(plane, Stream::USER, 0);
                 self.map.remap(lpa as u32, ppa);
             }
         }
@@ -250,23 +274,43 @@ impl Ftl {
         }
     }
 
-    /// Whether a user write can be placed on `plane` now (otherwise it waits for GC).
+    /// Whether a user write of reclaim unit handle `handle` can be placed on `plane` now
+    /// (otherwise it waits for GC).
     #[inline]
-    pub fn can_write(&self, plane: u32) -> bool {
-        self.blocks.can_allocate(plane, Stream::User)
+    pub fn can_write(&self, plane: u32, handle: u8) -> bool {
+        self.blocks.can_allocate(plane, Stream::user(handle))
+    }
+
+    /// The reclaim unit handle of flow `flow`'s writes (0 without FDP).
+    #[inline]
+    pub fn handle_of_flow(&self, flow: u16) -> u8 {
+        self.flow_handles.get(flow as usize).copied().unwrap_or(0)
+    }
+
+    /// The stream of a GC move on `plane`: its victim's handle, so GC keeps reclaim units apart.
+    #[inline]
+    pub fn gc_stream(&self, plane: u32) -> Stream {
+        Stream::gc(self.blocks.handle_of(self.gc[plane as usize].victim))
     }
 
     /// Places a new version of `lpa` on `plane`; the previous version becomes invalid.
     #[inline]
     pub fn write(&mut self, lpa: u32, plane: u32, stream: Stream, now: SimTime) -> u32 {
-        let (ppa, _) = self.blocks.allocate(plane, stream, now);
+        let (ppa, opened) = self.blocks.allocate(plane, stream, now);
         if let Some(old) = self.map.remap(lpa, ppa) {
             self.blocks.invalidate(old);
         }
-        match stream {
-            Stream::Gc => self.stats.gc_programs += 1,
-            Stream::User if (lpa as u64) < self.geometry.logical_pages => self.stats.user_programs += 1,
-            Stream::User => self.stats.mapping_programs += 1,
+        let host = (lpa as u64) < self.geometry.logical_pages;
+        match stream.gc {
+            true => self.stats.gc_programs += 1,
+            false if host => self.stats.user_programs += 1,
+            false => self.stats.mapping_programs += 1,
+        }
+        if !self.stats.handle_media_pages.is_empty() {
+            let h = stream.handle as usize;
+            self.stats.handle_media_pages[h] += 1;
+            self.stats.handle_host_pages[h] += u64::from(host && !stream.gc);
+            self.stats.handle_units_opened[h] += u64::from(opened);
         }
         ppa
     }
@@ -484,6 +528,9 @@ impl Ftl {
         let g = &self.geometry;
         let plane = g.plane_of_block(block);
         self.map.clear_physical(block * g.pages_per_block, g.pages_per_block);
+        if let Some(erased) = self.stats.handle_blocks_erased.get_mut(self.blocks.handle_of(block) as usize) {
+            *erased += 1;
+        }
         self.blocks.erase(block);
         self.stats.blocks_erased += 1;
         self.gc[plane as usize].active = false;

@@ -201,11 +201,11 @@ struct Aging<'a> {
 
 impl Aging<'_> {
     fn write(&mut self, lpa: u32, now: u64) -> Result<(), String> {
-        if !self.ftl.can_write(0) {
+        if !self.ftl.can_write(0, 0) {
             return Err(full_plane());
         }
         // Aging places pages without the scheduler: each is programmed as it is placed.
-        let ppa = self.ftl.write(lpa, 0, Stream::User, now);
+        let ppa = self.ftl.write(lpa, 0, Stream::USER, now);
         self.ftl.blocks.note_program(ppa);
         if self.ftl.needs_gc(0) {
             if let Some(victim) = self.ftl.begin_gc(0, now) {
@@ -223,11 +223,11 @@ impl Aging<'_> {
         let first = victim * ppb;
         for ppa in first..first + self.ftl.blocks.written_pages(victim) {
             if self.ftl.map.is_valid(ppa) {
-                if !self.ftl.blocks.can_allocate(0, Stream::Gc) {
+                if !self.ftl.blocks.can_allocate(0, Stream::GC) {
                     return Err(full_plane());
                 }
                 let lpa = self.ftl.map.owner(ppa);
-                let moved = self.ftl.write(lpa, 0, Stream::Gc, now);
+                let moved = self.ftl.write(lpa, 0, Stream::GC, now);
                 self.ftl.blocks.note_program(moved);
                 self.gc_moves += 1;
             }

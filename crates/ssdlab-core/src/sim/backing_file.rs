@@ -63,13 +63,13 @@ impl Simulation {
                 let mut ppa = self.ftl.map.lookup(lpa);
                 if ppa == UNMAPPED {
                     let plane = self.ftl.home_plane(lpa as u64);
-                    if !self.ftl.can_write(plane) {
+                    if !self.ftl.can_write(plane, 0) {
                         return Err(error(format!(
                             "{} holds more data than plane {plane} has room for after preconditioning (lower precondition.occupancy)",
                             path.display()
                         )));
                     }
-                    ppa = self.ftl.write(lpa, plane, Stream::User, 0);
+                    ppa = self.ftl.write(lpa, plane, Stream::USER, 0);
                 }
                 self.data
                     .as_deref_mut()

@@ -6,7 +6,6 @@ use crate::cache::Lookup;
 use crate::config::{CacheMode, Scheduling};
 use crate::flash::backend::DieState;
 use crate::flash::SECTOR_BYTES;
-use crate::ftl::blocks::Stream;
 use crate::ftl::transaction::{Class, Transaction, TxnKind, CLASSES, NO_REQUEST};
 use crate::ftl::GcRank;
 use crate::stats::breakdown::{Breakdown, Step};
@@ -142,7 +141,7 @@ impl Simulation {
     /// [`Self::enqueue_write`] under page allocation.
     pub(super) fn enqueue_page_write(&mut self, id: u32) {
         let plane = self.txns.get(id).plane;
-        if self.stalled_writes[plane as usize].is_empty() && self.ftl.can_write(plane) {
+        if self.stalled_writes[plane as usize].is_empty() && self.can_place(id) {
             self.place_write(id);
         } else {
             self.stalled_writes[plane as usize].push_back(id);
@@ -152,7 +151,7 @@ impl Simulation {
     fn place_write(&mut self, id: u32) {
         let t = *self.txns.get(id);
         let old = self.data.as_ref().map(|_| self.ftl.map.lookup(t.lpa));
-        let ppa = self.ftl.write(t.lpa, t.plane, Self::write_stream(t.kind), self.queue.now());
+        let ppa = self.ftl.write(t.lpa, t.plane, self.write_stream(&t), self.queue.now());
         if let Some(old) = old {
             self.data_program(&t, old, ppa);
         }
@@ -588,7 +587,7 @@ impl Simulation {
         tx.kind = TxnKind::GcWrite;
         tx.queued_at = self.queue.now();
         let plane = tx.plane;
-        if self.ftl.blocks.can_allocate(plane, Stream::Gc) {
+        if self.ftl.blocks.can_allocate(plane, self.ftl.gc_stream(plane)) {
             self.place_gc_write(id);
         } else {
             self.stalled_gc_writes[plane as usize].push_back(id);
@@ -620,7 +619,7 @@ impl Simulation {
             self.gc_move_done(t.plane);
             return;
         }
-        let ppa = self.ftl.write(t.lpa, t.plane, Stream::Gc, self.queue.now());
+        let ppa = self.ftl.write(t.lpa, t.plane, self.ftl.gc_stream(t.plane), self.queue.now());
         self.data_move(t.ppa, ppa);
         self.txns.get_mut(id).ppa = ppa;
         self.push_to_die(id, Class::GcWrite, t.plane);
@@ -628,14 +627,26 @@ impl Simulation {
     }
 
     fn retry_stalled_writes(&mut self, plane: u32) {
-        while !self.stalled_gc_writes[plane as usize].is_empty() && self.ftl.blocks.can_allocate(plane, Stream::Gc) {
+        while !self.stalled_gc_writes[plane as usize].is_empty()
+            && self.ftl.blocks.can_allocate(plane, self.ftl.gc_stream(plane))
+        {
             let id = self.stalled_gc_writes[plane as usize].pop_front().expect("non-empty");
             self.place_gc_write(id);
         }
-        while !self.stalled_writes[plane as usize].is_empty() && self.ftl.can_write(plane) {
-            let id = self.stalled_writes[plane as usize].pop_front().expect("non-empty");
+        while let Some(&id) = self.stalled_writes[plane as usize].front() {
+            if !self.can_place(id) {
+                break;
+            }
+            self.stalled_writes[plane as usize].pop_front();
             self.place_write(id);
         }
+    }
+
+    /// Whether write `id` can take a page of its plane now (its stream has room).
+    #[inline]
+    fn can_place(&self, id: u32) -> bool {
+        let t = self.txns.get(id);
+        self.ftl.blocks.can_allocate(t.plane, self.write_stream(t))
     }
 }
 

@@ -305,12 +305,13 @@ impl Simulation {
         }
     }
 
-    /// Allocation stream of a write transaction.
-    pub(super) fn write_stream(kind: TxnKind) -> Stream {
-        if kind == TxnKind::GcWrite {
-            Stream::Gc
-        } else {
-            Stream::User
+    /// Allocation stream of a write transaction: GC moves keep their victim's reclaim unit
+    /// handle, host writes carry their flow's (FDP), the FTL's own writes take handle 0.
+    pub(super) fn write_stream(&self, t: &crate::ftl::transaction::Transaction) -> Stream {
+        match t.kind {
+            TxnKind::GcWrite => self.ftl.gc_stream(t.plane),
+            TxnKind::UserWrite => Stream::user(self.ftl.handle_of_flow(t.flow)),
+            _ => Stream::USER,
         }
     }
 }

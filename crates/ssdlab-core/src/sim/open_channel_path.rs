@@ -65,7 +65,7 @@ impl Simulation {
         for k in 0..n {
             let i = if start + k >= n { start + k - n } else { start + k };
             let plane = stripe[i];
-            if self.stalled_writes[plane as usize].is_empty() && self.ftl.can_write(plane) {
+            if self.stalled_writes[plane as usize].is_empty() && self.ftl.can_write(plane, 0) {
                 pick = i;
                 break;
             }

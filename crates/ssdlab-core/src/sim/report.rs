@@ -307,6 +307,7 @@ impl Simulation {
             )),
             open_channel: self.open_channel_summary(),
             reliability: self.reliability_summary(),
+            fdp: self.fdp_summary(),
             flows,
             warnings,
             precondition: self.precondition_summary.clone(),
@@ -394,4 +395,20 @@ pub fn summary_table(results: &Results) -> String {
         results.simulated_seconds, results.wall_seconds, results.events
     );
     out
+}
+
+impl Simulation {
+    /// results.json `fdp` (with `[ftl.fdp]`).
+    fn fdp_summary(&self) -> Option<crate::ftl::fdp::FdpSummary> {
+        self.config.ftl.fdp.as_ref()?;
+        let g = &self.ftl.geometry;
+        let flows: Vec<(String, u32)> = self
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.name.clone(), self.ftl.handle_of_flow(i as u16) as u32))
+            .collect();
+        let block_bytes = g.page_size_bytes * g.pages_per_block as u64;
+        Some(crate::ftl::fdp::FdpSummary::new(&self.ftl.stats, g.page_size_bytes, block_bytes, &flows))
+    }
 }

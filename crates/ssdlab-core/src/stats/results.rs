@@ -253,6 +253,10 @@ pub struct Results {
     /// Read retries, uncorrectable reads and read reclaim (only with `[flash.reliability]`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reliability: Option<crate::flash::reliability::ReliabilitySummary>,
+    /// Flexible Data Placement: the FDP statistics log and each handle's host and media bytes
+    /// (only with `[ftl.fdp]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fdp: Option<crate::ftl::fdp::FdpSummary>,
     /// Whose behaviour the run followed where simulators differ (`compat`, and each key it
     /// decides, as they ran; docs/fidelity.md). Last, as it came last.
     #[serde(default, skip_serializing_if = "Option::is_none")]
