@@ -151,6 +151,29 @@ fn family_case_strategy() -> impl Strategy<Value = Case> {
         })
 }
 
+/// A page-mapped case with Flexible Data Placement (each flow on a random handle) and read
+/// latency from flash reliability on an aged drive with read reclaim at a low threshold, so
+/// that GC keeps handles apart and read reclaim moves blocks while the host reads and writes.
+fn placement_case_strategy() -> impl Strategy<Value = Case> {
+    (case_strategy(), 1u32..=4, prop::collection::vec(0u32..4, 2), 0u32..=30, prop::bool::ANY).prop_map(
+        |(mut case, handles, flow_handles, reclaim_bits, reliability)| {
+            case.toml.push_str(&format!("[ftl.fdp]\nreclaim_unit_handles = {handles}\n"));
+            if reliability {
+                case.toml.push_str(&format!(
+                    "[flash.reliability]\npe_cycles_at_start = 8000\ndata_age_days_at_start = 60\nread_reclaim_bits = {reclaim_bits}\n"
+                ));
+            }
+            let mut flows = case.toml.split("[[flows]]\n");
+            let mut toml = flows.next().unwrap_or_default().to_string();
+            for (flow, h) in flows.zip(&flow_handles) {
+                toml.push_str(&format!("[[flows]]\nplacement_handle = {}\n{flow}", h % handles));
+            }
+            case.toml = toml;
+            case
+        },
+    )
+}
+
 fn check_case(case: &Case) -> Result<(), TestCaseError> {
     let mut sim = match Simulation::from_toml_str(&case.toml, &common::repo_root()) {
         Ok(sim) => sim,
@@ -185,6 +208,11 @@ proptest! {
 
     #[test]
     fn reads_return_what_the_host_last_wrote_under_every_mapping_family(case in family_case_strategy()) {
+        check_case(&case)?;
+    }
+
+    #[test]
+    fn reads_return_what_the_host_last_wrote_with_placement_handles_and_read_reclaim(case in placement_case_strategy()) {
         check_case(&case)?;
     }
 }

@@ -143,3 +143,33 @@ fn default_layout_is_round_robin_in_the_results() {
     let (rr_latency, _) = qd1_whole_blocks(Some("round-robin"), false);
     assert_eq!(default_latency, rr_latency);
 }
+
+/// QLC (issue 17): four page types per wordline (lower, centre, upper, top), each with its own
+/// read and program time; a latency table for QLC needs all four, and only QLC takes `tsb`.
+#[test]
+fn qlc_has_four_page_types_with_their_own_latencies() {
+    let timing_table = "[flash.timing]\nread = { lsb = \"60us\", csb = \"80us\", msb = \"100us\", tsb = \"140us\" }\n\
+                        program = { lsb = \"500us\", csb = \"1500us\", msb = \"2500us\", tsb = \"4000us\" }\n";
+    let device = |technology: &str, table: &str| {
+        format!("{}\n{table}", SMALL_DEVICE.replace("[flash]\n", &format!("[flash]\ntechnology = \"{technology}\"\n")))
+    };
+    let qlc = config_of(&device("QLC", timing_table), "").unwrap_or_else(|e| panic!("config rejected: {e}"));
+    let timing = FlashTiming::new(&qlc);
+    let types: Vec<usize> = (0..8).map(|p| timing.page_type(p)).collect();
+    assert_eq!(types, [0, 1, 2, 3, 0, 1, 2, 3], "round robin over the four pages of a wordline");
+    let us = 1_000_000;
+    assert_eq!((0..4).map(|p| timing.read_ps(p) / us).collect::<Vec<_>>(), [60, 80, 100, 140]);
+    assert_eq!((0..4).map(|p| timing.program_ps(p) / us).collect::<Vec<_>>(), [500, 1500, 2500, 4000]);
+    // Writing whole blocks one page at a time takes the mean of the four programs.
+    let written = run(&format!(
+        "{}\n[[flows]]\nread_fraction = 0.0\naddress = \"sequential\"\nrequest_size = \"4KiB\"\nalignment = \"4KiB\"\nqueue_depth = 1\nrequests = 512\n",
+        device("QLC", timing_table)
+    ));
+    let cell = written.flows[0].writes.latency_breakdown_us.get("cell_operation").unwrap();
+    assert!((cell - 2125.0).abs() < 1.0, "mean program {cell:.1} us, the four types' mean 2125");
+    // Shapes that do not fit the technology are refused, naming the page type.
+    let missing = config_of(&device("QLC", &timing_table.replace(", tsb = \"140us\"", "")), "").unwrap_err();
+    assert!(missing.to_string().contains("flash.timing.read.tsb"), "{missing}");
+    let tlc = config_of(&device("TLC", timing_table), "").unwrap_err();
+    assert!(tlc.to_string().contains("tsb") && tlc.to_string().contains("only in QLC"), "{tlc}");
+}

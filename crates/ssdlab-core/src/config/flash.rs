@@ -47,7 +47,8 @@ pub struct FlashConfig {
     pub channel_width_bytes: u32,
     /// Transfers per second on the channel (NV-DDR2 at 333 MT/s in MQSim's default).
     pub channel_rate: TransferRate,
-    /// Bits per cell: sets the page types (LSB, CSB, MSB) that page-type latencies refer to.
+    /// Bits per cell: sets the page types (LSB, CSB, MSB, and QLC's TSB) that page-type
+    /// latencies refer to.
     pub technology: CellTechnology,
     /// Which page of a block has which page type (and so which `timing` latency): `round-robin`
     /// (default) or `address` (SimpleSSD's layout with 8 meta pages). No effect on SLC.
@@ -165,21 +166,25 @@ pub enum CellTechnology {
     Mlc,
     #[serde(rename = "TLC", alias = "tlc")]
     Tlc,
+    /// Four bits per cell: lower, centre, upper and top pages (`lsb`, `csb`, `msb`, `tsb`).
+    #[serde(rename = "QLC", alias = "qlc")]
+    Qlc,
 }
 
 impl CellTechnology {
-    /// Pages per wordline: LSB (, CSB), MSB.
+    /// Pages per wordline: LSB (, CSB), MSB (, TSB).
     pub fn bits_per_cell(self) -> u32 {
         match self {
             CellTechnology::Slc => 1,
             CellTechnology::Mlc => 2,
             CellTechnology::Tlc => 3,
+            CellTechnology::Qlc => 4,
         }
     }
 }
 
-/// How page types are laid out in a block. Page types are numbered 0 = LSB, 1 = CSB (TLC) or MSB
-/// (MLC), 2 = MSB (TLC); `bits` is the technology's bits per cell.
+/// How page types are laid out in a block. Page types are numbered 0 = LSB, 1 = CSB (TLC, QLC)
+/// or MSB (MLC), 2 = MSB (TLC, QLC), 3 = TSB (QLC); `bits` is the technology's bits per cell.
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum PageTypeLayout {
@@ -300,7 +305,8 @@ impl Default for TimingConfig {
     }
 }
 
-/// A latency that may differ by page type: one duration for all, or `{ lsb, csb, msb }`.
+/// A latency that may differ by page type: one duration for all, or `{ lsb, csb, msb, tsb }`
+/// (as many as the technology has: QLC's lower, centre, upper and top pages).
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 #[serde(untagged)]
 pub enum PageTypeLatency {
@@ -311,19 +317,23 @@ pub enum PageTypeLatency {
         csb: Option<Duration>,
         #[serde(skip_serializing_if = "Option::is_none")]
         msb: Option<Duration>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        tsb: Option<Duration>,
     },
 }
 
 impl PageTypeLatency {
-    /// Latency in picoseconds for page type 0 = LSB, 1 = CSB (TLC) or MSB (MLC), 2 = MSB.
-    /// Assumes the shape was validated against the technology.
+    /// Latency in picoseconds for page type 0 = LSB, 1 = CSB (TLC, QLC) or MSB (MLC), 2 = MSB,
+    /// 3 = TSB (QLC). Assumes the shape was validated against the technology.
     pub fn for_page_type(&self, technology: CellTechnology, page_type: u32) -> u64 {
+        let or_lsb = |d: &Option<Duration>, lsb: &Duration| d.as_ref().map_or(lsb.value, |d| d.value);
         match self {
             PageTypeLatency::Uniform(d) => d.value,
-            PageTypeLatency::ByType { lsb, csb, msb } => match (technology, page_type) {
+            PageTypeLatency::ByType { lsb, csb, msb, tsb } => match (technology, page_type) {
                 (_, 0) => lsb.value,
-                (CellTechnology::Tlc, 1) => csb.as_ref().map_or(lsb.value, |d| d.value),
-                _ => msb.as_ref().map_or(lsb.value, |d| d.value),
+                (CellTechnology::Tlc | CellTechnology::Qlc, 1) => or_lsb(csb, lsb),
+                (CellTechnology::Qlc, 3) => or_lsb(tsb, lsb),
+                _ => or_lsb(msb, lsb),
             },
         }
     }
@@ -354,22 +364,23 @@ impl<'de> Deserialize<'de> for PageTypeLatency {
                 )))
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let (mut lsb, mut csb, mut msb) = (None, None, None);
+                let (mut lsb, mut csb, mut msb, mut tsb) = (None, None, None, None);
                 while let Some(key) = map.next_key::<String>()? {
                     let slot = match key.as_str() {
                         "lsb" => &mut lsb,
                         "csb" => &mut csb,
                         "msb" => &mut msb,
+                        "tsb" => &mut tsb,
                         other => {
                             return Err(de::Error::custom(format!(
-                                "unknown page type `{other}`, expected one of `lsb`, `csb`, `msb`"
+                                "unknown page type `{other}`, expected one of `lsb`, `csb`, `msb`, `tsb`"
                             )))
                         }
                     };
                     *slot = Some(map.next_value::<Duration>()?);
                 }
                 let lsb = lsb.ok_or_else(|| de::Error::custom("missing page type `lsb`"))?;
-                Ok(PageTypeLatency::ByType { lsb, csb, msb })
+                Ok(PageTypeLatency::ByType { lsb, csb, msb, tsb })
             }
         }
         deserializer.deserialize_any(V)

@@ -215,18 +215,27 @@ fn validate_latency(path: &str, latency: &PageTypeLatency, technology: CellTechn
                 return Err(ConfigError::new(path, "must be greater than zero"));
             }
         }
-        PageTypeLatency::ByType { lsb, csb, msb } => {
+        PageTypeLatency::ByType { lsb, csb, msb, tsb } => {
             let bits = technology.bits_per_cell();
-            let (needs_csb, needs_msb) = (bits == 3, bits >= 2);
+            let (needs_csb, needs_msb, needs_tsb) = (bits >= 3, bits >= 2, bits == 4);
             if csb.is_some() != needs_csb {
-                let why = if needs_csb { "TLC needs a `csb` latency" } else { "`csb` pages exist only in TLC" };
+                let why = if needs_csb {
+                    "TLC and QLC need a `csb` latency"
+                } else {
+                    "`csb` pages exist only in TLC and QLC"
+                };
                 return Err(ConfigError::new(format!("{path}.csb"), why));
             }
             if msb.is_some() != needs_msb {
-                let why = if needs_msb { "MLC and TLC need an `msb` latency" } else { "SLC has only `lsb` pages" };
+                let why = if needs_msb { "MLC, TLC and QLC need an `msb` latency" } else { "SLC has only `lsb` pages" };
                 return Err(ConfigError::new(format!("{path}.msb"), why));
             }
-            for (name, d) in [("lsb", Some(lsb)), ("csb", csb.as_ref()), ("msb", msb.as_ref())] {
+            if tsb.is_some() != needs_tsb {
+                let why =
+                    if needs_tsb { "QLC needs a `tsb` (top page) latency" } else { "`tsb` pages exist only in QLC" };
+                return Err(ConfigError::new(format!("{path}.tsb"), why));
+            }
+            for (name, d) in [("lsb", Some(lsb)), ("csb", csb.as_ref()), ("msb", msb.as_ref()), ("tsb", tsb.as_ref())] {
                 if d.is_some_and(|d| d.value == 0) {
                     return Err(ConfigError::new(format!("{path}.{name}"), "must be greater than zero"));
                 }

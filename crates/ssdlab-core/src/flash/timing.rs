@@ -21,11 +21,12 @@ pub struct FlashTiming {
     pub read_command_ps: u64,
     pub program_command_ps: u64,
     pub erase_command_ps: u64,
-    read_ps: [u64; 3],
-    program_ps: [u64; 3],
+    read_ps: [u64; 4],
+    program_ps: [u64; 4],
     pub erase_ps: u64,
     bits_per_cell: u32,
-    /// Page type (0 = LSB, 1 = CSB or MLC's MSB, 2 = TLC's MSB) of each page of a block, by page
+    /// Page type (0 = LSB, 1 = CSB or MLC's MSB, 2 = TLC's or QLC's MSB, 3 = QLC's TSB) of each
+    /// page of a block, by page
     /// index: one lookup on the hot path instead of arithmetic, whatever the layout.
     page_types: Box<[u8]>,
     pub page_transfer_ps: u64,
@@ -63,7 +64,7 @@ impl FlashTiming {
         let ps_per_transfer = PS_PER_S as f64 / f.channel_rate.value;
         let cycles = |n: u64| (n as f64 * ps_per_transfer).ceil() as u64;
         let tech = f.technology;
-        let per_type = |lat: &crate::config::PageTypeLatency| [0, 1, 2].map(|t| lat.for_page_type(tech, t));
+        let per_type = |lat: &crate::config::PageTypeLatency| [0, 1, 2, 3].map(|t| lat.for_page_type(tech, t));
         let mut timing = Self {
             ps_per_transfer,
             width_bytes: f.channel_width_bytes as u64,
