@@ -33,6 +33,7 @@ from ssdlab.results_device import (
     OpenChannel,
     PowerStates,
     Reliability,
+    SlcCache,
 )
 
 if TYPE_CHECKING:
@@ -275,6 +276,14 @@ class ReliabilitySeries(_Document):
     read_reclaims: list[int]
 
 
+class SlcCacheSeries(_Document):
+    """The SLC cache per window: host pages into it, pages folded out, blocks in use at the end."""
+
+    host_pages_to_slc: list[int]
+    pages_folded: list[int]
+    blocks_in_use: list[int]
+
+
 class TimeSeries(_Document):
     """Completions, latency and GC activity per window of simulated time.
 
@@ -293,6 +302,8 @@ class TimeSeries(_Document):
     controller: ControllerSeries = Field(default_factory=ControllerSeries)
     reliability: ReliabilitySeries | None = None
     """Only with ``[flash.reliability]``: read retries and read reclaims per window."""
+    slc_cache: SlcCacheSeries | None = None
+    """Only with ``[flash.slc_cache]``: SLC cache traffic and fill per window."""
 
 
 class RequestRecordsInfo(_Document):
@@ -393,6 +404,8 @@ with warnings.catch_warnings():
         """Only with ``[flash.reliability]``: read retries, uncorrectable reads, read reclaim."""
         fdp: Fdp | None = None
         """Only with ``[ftl.fdp]``: the FDP statistics log and each handle's bytes."""
+        slc_cache: SlcCache | None = None
+        """Only with ``[flash.slc_cache]``: host bytes into the SLC cache and folded out."""
 
         # Where the records file is: a folder holding ``request_records.file``, or a temporary
         # folder owned by these results (removed with them).
@@ -436,11 +449,13 @@ with warnings.catch_warnings():
                 "data",
             )
             later = ("power_states", "host_interface", "open_channel", "reliability", "fdp")
+            later = (*later, "slc_cache")
             for optional in (*optionals, *later):
                 if document.get(optional) is None:
                     document.pop(optional, None)
-            if document.get("time_series", {}).get("reliability", 0) is None:
-                del document["time_series"]["reliability"]
+            for part in ("reliability", "slc_cache"):
+                if document.get("time_series", {}).get(part, 0) is None:
+                    del document["time_series"][part]
             if document.get("host_interface", {}).get("ufs", 0) is None:
                 del document["host_interface"]["ufs"]
             if document.get("energy", {}).get("dram_breakdown_joules", 0) is None:

@@ -1,6 +1,7 @@
 """Results models of the SSD-as-a-computer parts (``energy``, ``dram``, ``firmware``,
-``host_interface``, ``open_channel``, ``mapping``, ``data``, ``reliability``, ``fdp``): each
-key is present only when its model is on. :mod:`ssdlab.results` re-exports them."""
+``host_interface``, ``open_channel``, ``mapping``, ``data``, ``reliability``, ``fdp``,
+``slc_cache``): each key is present only when its model is on. :mod:`ssdlab.results`
+re-exports them."""
 
 from __future__ import annotations
 
@@ -334,3 +335,19 @@ class Fdp(_Document):
     media_bytes_written: int
     media_bytes_erased: int
     handles: list[FdpHandle]
+
+
+class SlcCache(_Document):
+    """The SLC write cache (``slc_cache``; only with ``[flash.slc_cache]``)."""
+
+    mode: str
+    slc_pages_per_block: int
+    max_capacity_bytes: int
+    capacity_bytes_at_end: int
+    """What the planes may hold at the end (dynamic: less on a fuller drive)."""
+    host_bytes_to_slc: int
+    host_bytes_to_dense: int
+    """Host bytes written straight to the dense cells (the cache was full)."""
+    blocks_folded: int
+    bytes_folded: int
+    blocks_in_use_at_end: int

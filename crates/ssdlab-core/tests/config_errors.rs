@@ -142,9 +142,9 @@ fn page_type_latencies_must_match_the_technology() {
     assert_rejects(
         &format!("[flash]\ntechnology = \"TLC\"\n[flash.timing]\nread = {{ lsb = \"50us\", msb = \"90us\" }}\n{FLOW}"),
         "flash.timing.read.csb",
-        "TLC needs",
+        "TLC and QLC need",
     );
-    assert_rejects(&format!("[flash]\ntechnology = \"QLC\"\n{FLOW}"), "flash.technology", "unknown variant");
+    assert_rejects(&format!("[flash]\ntechnology = \"PLC\"\n{FLOW}"), "flash.technology", "unknown variant");
 }
 
 #[test]

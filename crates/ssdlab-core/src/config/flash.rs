@@ -88,6 +88,11 @@ pub struct FlashConfig {
     /// blocks near the limit are rewritten (docs/reliability-model.md).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reliability: Option<super::ReliabilityConfig>,
+    /// A pseudo-SLC write cache (`[flash.slc_cache]`, default none): host writes land in blocks
+    /// programmed one bit per cell (fast, a fraction of the block's pages) while the plane has
+    /// room for them, and that data is folded into the dense cells later (docs/slc-cache.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slc_cache: Option<super::SlcCacheConfig>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
@@ -154,6 +159,7 @@ impl Default for FlashConfig {
             multi_plane: true,
             timing: TimingConfig::default(),
             reliability: None,
+            slc_cache: None,
         }
     }
 }

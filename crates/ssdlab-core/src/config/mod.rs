@@ -28,6 +28,7 @@ mod precondition;
 mod records;
 mod reliability;
 mod schema;
+mod slc_cache;
 mod strict;
 mod units;
 mod validate;
@@ -53,6 +54,7 @@ pub use precondition::{FillLayout, PreconditionConfig, PreconditionMode, DEFAULT
 pub use records::RequestRecords;
 pub use reliability::ReliabilityConfig;
 pub use schema::json_schema;
+pub use slc_cache::{SlcCacheConfig, SlcCacheMode};
 pub use units::{Bandwidth, Duration, Frequency, Rate, Size, TransferRate};
 pub use validate::validate;
 

@@ -248,6 +248,7 @@ fn validate_latency(path: &str, latency: &PageTypeLatency, technology: CellTechn
 fn validate_ftl(config: &Config) -> Result<(), ConfigError> {
     let ftl = &config.ftl;
     super::fdp::validate(config)?;
+    super::slc_cache::validate(config)?;
     parse_allocation(&ftl.allocation)?;
     fraction("ftl.over_provisioning", ftl.over_provisioning, false, true)?;
     fraction("ftl.gc_threshold", ftl.gc_threshold, true, true)?;

@@ -30,7 +30,13 @@ pub struct FlashTiming {
     /// index: one lookup on the hot path instead of arithmetic, whatever the layout.
     page_types: Box<[u8]>,
     pub page_transfer_ps: u64,
+    /// SLC-cache pages' read and program times (`[flash.slc_cache]`; 0 without it).
+    slc_read_ps: u64,
+    slc_program_ps: u64,
 }
+
+/// Marks a page number as a page of an SLC-cache block, for the cell times (`FlashTiming::read_ps`).
+pub const SLC_PAGE: u32 = 1 << 31;
 
 /// Page type of every page of a block under `layout` (see `PageTypeLayout`). `n_state` is the
 /// bits per cell, `n_plane` the planes per die.
@@ -78,6 +84,8 @@ impl FlashTiming {
             page_types: block_page_types(f.page_type_layout, tech.bits_per_cell(), f.planes_per_die, f.pages_per_block)
                 .into_boxed_slice(),
             page_transfer_ps: 0,
+            slc_read_ps: f.slc_cache.as_ref().map_or(0, |c| c.read.value),
+            slc_program_ps: f.slc_cache.as_ref().map_or(0, |c| c.program.value),
         };
         timing.page_transfer_ps = timing.data_transfer_ps(f.page_size.value);
         timing
@@ -97,13 +105,20 @@ impl FlashTiming {
         self.page_types[page_in_block as usize] as usize
     }
 
+    /// Cell read time of a page (a page number with [`SLC_PAGE`] set: an SLC-cache page).
     #[inline]
     pub fn read_ps(&self, page_in_block: u32) -> u64 {
+        if page_in_block & SLC_PAGE != 0 {
+            return self.slc_read_ps;
+        }
         self.read_ps[self.page_type(page_in_block)]
     }
 
     #[inline]
     pub fn program_ps(&self, page_in_block: u32) -> u64 {
+        if page_in_block & SLC_PAGE != 0 {
+            return self.slc_program_ps;
+        }
         self.program_ps[self.page_type(page_in_block)]
     }
 

@@ -257,7 +257,7 @@ mod tests {
         let config = Config::from_toml_str(text).unwrap();
         let g = Geometry::new(&config);
         let map = PageMap::new(g.logical_pages, g.physical_pages).unwrap();
-        let blocks = BlockManager::new(&g, false, 1000, 1).unwrap();
+        let blocks = BlockManager::new(&g, false, 1000, 1, 0).unwrap();
         let bm = BlockMapping::new(&g, hybrid, logs);
         (g, map, blocks, bm)
     }

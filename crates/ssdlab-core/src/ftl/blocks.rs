@@ -34,24 +34,30 @@ pub enum BlockState {
 pub struct Stream {
     pub gc: bool,
     pub handle: u8,
+    /// Host data into the SLC cache (`[flash.slc_cache]`): blocks programmed one bit per cell.
+    pub slc: bool,
 }
 
 impl Stream {
-    pub const USER: Stream = Stream { gc: false, handle: 0 };
-    pub const GC: Stream = Stream { gc: true, handle: 0 };
+    pub const USER: Stream = Stream { gc: false, handle: 0, slc: false };
+    pub const GC: Stream = Stream { gc: true, handle: 0, slc: false };
 
     pub fn user(handle: u8) -> Self {
-        Stream { gc: false, handle }
+        Stream { gc: false, handle, slc: false }
     }
 
     pub fn gc(handle: u8) -> Self {
-        Stream { gc: true, handle }
+        Stream { gc: true, handle, slc: false }
     }
 
-    /// Index of the stream's frontier among a plane's.
+    pub fn slc(handle: u8) -> Self {
+        Stream { gc: false, handle, slc: true }
+    }
+
+    /// Index of the stream's frontier among a plane's: user, GC and SLC of each handle.
     #[inline]
     fn index(self) -> usize {
-        self.handle as usize * 2 + self.gc as usize
+        self.handle as usize * 3 + if self.gc { 1 } else { 2 * self.slc as usize }
     }
 }
 
@@ -109,18 +115,25 @@ pub struct BlockManager {
     state: Vec<BlockState>,
     /// Placement handle of each block's data (FDP; empty without it: every block is handle 0).
     handle: Vec<u8>,
+    /// SLC cache: pages an SLC block holds (0 without the cache), which blocks are SLC now, and
+    /// each plane's SLC blocks from opening to erase.
+    slc_pages: u32,
+    slc: Vec<bool>,
+    slc_in_use: Vec<u32>,
     planes: Vec<PlaneBlocks>,
 }
 
 impl BlockManager {
     /// The block state of `geometry`, or an error if its memory cannot be allocated (the memory
     /// estimate refuses such a device first unless `run.memory_limit` is "unlimited").
-    /// `handles` placement handles (1 without FDP) each get a user and a GC frontier per plane.
+    /// `handles` placement handles (1 without FDP) each get a user, a GC and an SLC frontier per
+    /// plane; `slc_pages` is what an SLC-cache block holds (0 without the cache).
     pub fn new(
         geometry: &Geometry,
         dynamic_wear_leveling: bool,
         pe_cycle_limit: u32,
         handles: u32,
+        slc_pages: u32,
     ) -> Result<Self, String> {
         let blocks = geometry.blocks as usize;
         let refused = |_| format!("the state of {blocks} flash blocks could not be allocated");
@@ -131,7 +144,7 @@ impl BlockManager {
             let mut free = VecDeque::new();
             free.try_reserve_exact(geometry.blocks_per_plane as usize).map_err(refused)?;
             free.extend(first..first + geometry.blocks_per_plane);
-            planes.push(PlaneBlocks { free, frontier: vec![NO_BLOCK; 2 * handles as usize].into_boxed_slice() });
+            planes.push(PlaneBlocks { free, frontier: vec![NO_BLOCK; 3 * handles as usize].into_boxed_slice() });
         }
         Ok(Self {
             dynamic_wear_leveling,
@@ -148,6 +161,9 @@ impl BlockManager {
             closed_at: filled(blocks, 0).map_err(refused)?,
             state: filled(blocks, BlockState::Free).map_err(refused)?,
             handle: if handles > 1 { filled(blocks, 0).map_err(refused)? } else { Vec::new() },
+            slc_pages,
+            slc: if slc_pages > 0 { filled(blocks, false).map_err(refused)? } else { Vec::new() },
+            slc_in_use: vec![0; geometry.planes as usize],
             planes,
         })
     }
@@ -162,7 +178,7 @@ impl BlockManager {
     pub fn can_allocate(&self, plane: u32, stream: Stream) -> bool {
         let p = &self.planes[plane as usize];
         let open = p.frontier[stream.index()];
-        if open != NO_BLOCK && (self.write_ptr[open as usize] as u32) < self.pages_per_block {
+        if open != NO_BLOCK && (self.write_ptr[open as usize] as u32) < self.capacity(open) {
             return true;
         }
         let reserve = if stream.gc { 0 } else { 1 };
@@ -191,15 +207,23 @@ impl BlockManager {
             if let Some(h) = self.handle.get_mut(block as usize) {
                 *h = stream.handle;
             }
+            if stream.slc {
+                self.slc[block as usize] = true;
+                self.slc_in_use[plane as usize] += 1;
+            }
             opened = true;
         }
         let b = block as usize;
         let page = self.write_ptr[b] as u32;
         self.write_ptr[b] += 1;
         self.valid[b] += 1;
-        if self.write_ptr[b] as u32 == self.pages_per_block {
+        if self.write_ptr[b] as u32 == self.capacity(block) {
+            // An SLC block's other pages stay unwritten until its erase: counted as written
+            // and invalid, so a full SLC block is a full block with `slc_pages` data pages.
+            self.write_ptr[b] = self.pages_per_block as u16;
             self.state[b] = BlockState::Full;
             self.closed_at[b] = now;
+            let p = &mut self.planes[plane as usize];
             p.frontier[stream.index()] = NO_BLOCK;
         }
         (block * self.pages_per_block + page, opened)
@@ -264,6 +288,9 @@ impl BlockManager {
         );
         if page < self.next_program[b] as u32 {
             self.out_of_order_programs += 1;
+        } else if page + 1 == self.slc_pages && self.is_slc(b as u32) {
+            // An SLC block's last data page: the block is wholly programmed.
+            self.next_program[b] = self.pages_per_block as u16;
         } else {
             self.next_program[b] = page as u16 + 1;
         }
@@ -289,6 +316,42 @@ impl BlockManager {
 
     pub fn state(&self, block: u32) -> BlockState {
         self.state[block as usize]
+    }
+
+    /// Whether `block` is programmed one bit per cell (an SLC-cache block).
+    #[inline]
+    pub fn is_slc(&self, block: u32) -> bool {
+        self.slc.get(block as usize).copied().unwrap_or(false)
+    }
+
+    /// Pages `block` takes before it is full: `slc_pages` for an SLC block.
+    #[inline]
+    fn capacity(&self, block: u32) -> u32 {
+        if self.is_slc(block) {
+            self.slc_pages
+        } else {
+            self.pages_per_block
+        }
+    }
+
+    /// Whether `stream`'s open block on `plane` has a page left (no block needs opening).
+    #[inline]
+    pub fn frontier_has_room(&self, plane: u32, stream: Stream) -> bool {
+        let open = self.planes[plane as usize].frontier[stream.index()];
+        open != NO_BLOCK && (self.write_ptr[open as usize] as u32) < self.capacity(open)
+    }
+
+    /// SLC-cache blocks of `plane`, open or full, not yet erased.
+    #[inline]
+    pub fn slc_in_use(&self, plane: u32) -> u32 {
+        self.slc_in_use[plane as usize]
+    }
+
+    /// The plane's full SLC block filled longest ago (folding takes the oldest data first).
+    pub fn oldest_slc_block(&self, plane: u32) -> Option<u32> {
+        self.blocks_of_plane(plane)
+            .filter(|&b| self.is_slc(b) && self.is_collectable(b))
+            .min_by_key(|&b| (self.closed_at[b as usize], b))
     }
 
     /// Placement handle of the data in `block` (0 without FDP).
@@ -366,6 +429,10 @@ impl BlockManager {
         self.write_ptr[b] = 0;
         self.next_program[b] = 0;
         self.erase_count[b] += 1;
+        if self.slc.get(b).copied().unwrap_or(false) {
+            self.slc[b] = false;
+            self.slc_in_use[(block / self.blocks_per_plane) as usize] -= 1;
+        }
         if self.erase_count[b] >= self.pe_cycle_limit {
             self.state[b] = BlockState::Retired;
             self.retired_blocks += 1;
@@ -515,7 +582,7 @@ mod tests {
     fn one_plane(dynamic: bool, pe_limit: u32) -> BlockManager {
         let text = "[flash]\nchannels = 1\nchips_per_channel = 1\ndies_per_chip = 1\nplanes_per_die = 1\nblocks_per_plane = 8\npages_per_block = 2\n[ftl]\nover_provisioning = 0.9\n[[flows]]\nqueue_depth = 1\nrequests = 1\n";
         let config = Config::from_toml_str(text).unwrap();
-        BlockManager::new(&Geometry::new(&config), dynamic, pe_limit, 1).unwrap()
+        BlockManager::new(&Geometry::new(&config), dynamic, pe_limit, 1, 0).unwrap()
     }
 
     fn fill_and_erase(m: &mut BlockManager) -> u32 {

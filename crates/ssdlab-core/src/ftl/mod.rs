@@ -103,6 +103,15 @@ pub struct FtlStats {
     pub handle_media_pages: Vec<u64>,
     pub handle_blocks_erased: Vec<u64>,
     pub handle_units_opened: Vec<u64>,
+    /// SLC cache (`[flash.slc_cache]`): host pages written to SLC blocks and directly to the
+    /// dense cells, SLC blocks folded and the pages their folding moved.
+    pub slc_host_pages: u64,
+    pub dense_host_pages: u64,
+    pub slc_blocks_folded: u64,
+    pub slc_pages_folded: u64,
+    /// SLC blocks opened and erased so far (their difference: the blocks in use).
+    pub slc_blocks_opened: u64,
+    pub slc_blocks_erased: u64,
 }
 
 pub struct Ftl {
@@ -121,6 +130,8 @@ pub struct Ftl {
     reclaim_queue: Vec<u32>,
     /// FDP: each flow's reclaim unit handle (empty without FDP: every write is handle 0).
     flow_handles: Vec<u8>,
+    /// `[flash.slc_cache]`, when on.
+    slc_cache: Option<crate::config::SlcCacheConfig>,
 }
 
 impl Ftl {
@@ -128,8 +139,18 @@ impl Ftl {
     pub fn new(config: &Config, geometry: Geometry, placement: Placement) -> Result<Self, String> {
         let map = PageMap::new(geometry.logical_pages + geometry.translation_pages, geometry.physical_pages)?;
         let handles = config.ftl.fdp.as_ref().map_or(1, |f| f.reclaim_unit_handles);
-        let blocks =
-            BlockManager::new(&geometry, config.ftl.dynamic_wear_leveling, config.ftl.pe_cycle_limit, handles)?;
+        let slc_pages = config
+            .flash
+            .slc_cache
+            .as_ref()
+            .map_or(0, |_| config.flash.pages_per_block / config.flash.technology.bits_per_cell());
+        let blocks = BlockManager::new(
+            &geometry,
+            config.ftl.dynamic_wear_leveling,
+            config.ftl.pe_cycle_limit,
+            handles,
+            slc_pages,
+        )?;
         let fdp = config.ftl.fdp.is_some();
         let per_handle = if fdp { handles as usize } else { 0 };
         let gc = vec![PlaneGc::default(); geometry.planes as usize];
@@ -157,6 +178,7 @@ impl Ftl {
             victims,
             static_wl_threshold,
             reclaim_queue: Vec::new(),
+            slc_cache: config.flash.slc_cache.clone(),
             flow_handles: if fdp {
                 config.flows.iter().map(|f| f.placement_handle.unwrap_or(0) as u8).collect()
             } else {
@@ -287,6 +309,60 @@ impl Ftl {
         self.flow_handles.get(flow as usize).copied().unwrap_or(0)
     }
 
+    /// Where a host write of `handle` on `plane` goes: into the SLC cache while the plane's
+    /// cache has room (its open SLC block, or another SLC block within the cache's size), else
+    /// to the dense cells.
+    #[inline]
+    pub fn host_stream(&self, plane: u32, handle: u8) -> Stream {
+        if self.slc_cache.is_some() {
+            let slc = Stream::slc(handle);
+            if self.blocks.frontier_has_room(plane, slc) || self.blocks.slc_in_use(plane) < self.slc_allowed(plane) {
+                return slc;
+            }
+        }
+        Stream::user(handle)
+    }
+
+    /// SLC blocks `plane` may hold now: the configured most, and under the dynamic mode no more
+    /// than its SLC blocks and erased blocks beyond the GC reserve (the cache shrinks as the
+    /// drive fills).
+    pub fn slc_allowed(&self, plane: u32) -> u32 {
+        let Some(c) = &self.slc_cache else { return 0 };
+        match c.mode {
+            crate::config::SlcCacheMode::Static => c.blocks_per_plane,
+            crate::config::SlcCacheMode::Dynamic => {
+                let room = self.blocks.free_blocks(plane).saturating_sub(self.gc_threshold_blocks + 2);
+                c.blocks_per_plane.min(self.blocks.slc_in_use(plane) + room)
+            }
+        }
+    }
+
+    pub fn slc_enabled(&self) -> bool {
+        self.slc_cache.is_some()
+    }
+
+    /// Folding: once `plane`'s SLC blocks reach the fold threshold of its cache (or exceed a
+    /// cache that shrank), and it collects nothing else, claim its oldest full SLC block: its
+    /// valid pages move to the dense cells (GC's frontier) and it is erased.
+    pub fn begin_fold(&mut self, plane: u32) -> Option<u32> {
+        let c = self.slc_cache.as_ref()?;
+        if self.gc[plane as usize].active {
+            return None;
+        }
+        let in_use = self.blocks.slc_in_use(plane);
+        let allowed = self.slc_allowed(plane);
+        if in_use == 0 || (in_use as f64) < (c.fold_threshold * allowed as f64).ceil() {
+            return None;
+        }
+        let victim = self.blocks.oldest_slc_block(plane)?;
+        self.stats.slc_blocks_folded += 1;
+        self.stats.slc_pages_folded += self.blocks.valid_pages(victim) as u64;
+        // Folding frees a block as GC does: paced the same way, each host page written while
+        // it runs owes its share of the fold's moves (otherwise a busy plane never folds).
+        self.claim_victim(plane, victim, true);
+        Some(victim)
+    }
+
     /// The stream of a GC move on `plane`: its victim's handle, so GC keeps reclaim units apart.
     #[inline]
     pub fn gc_stream(&self, plane: u32) -> Stream {
@@ -297,6 +373,7 @@ impl Ftl {
     #[inline]
     pub fn write(&mut self, lpa: u32, plane: u32, stream: Stream, now: SimTime) -> u32 {
         let (ppa, opened) = self.blocks.allocate(plane, stream, now);
+        self.stats.slc_blocks_opened += u64::from(opened && stream.slc);
         if let Some(old) = self.map.remap(lpa, ppa) {
             self.blocks.invalidate(old);
         }
@@ -305,6 +382,13 @@ impl Ftl {
             true => self.stats.gc_programs += 1,
             false if host => self.stats.user_programs += 1,
             false => self.stats.mapping_programs += 1,
+        }
+        if self.slc_cache.is_some() && host && !stream.gc {
+            if stream.slc {
+                self.stats.slc_host_pages += 1;
+            } else {
+                self.stats.dense_host_pages += 1;
+            }
         }
         if !self.stats.handle_media_pages.is_empty() {
             let h = stream.handle as usize;
@@ -424,6 +508,9 @@ impl Ftl {
         if let Some(victim) = self.begin_read_reclaim(plane) {
             return Some((victim, false));
         }
+        if let Some(victim) = self.begin_fold(plane) {
+            return Some((victim, false));
+        }
         self.begin_static_wear_leveling(plane).map(|victim| (victim, false))
     }
 
@@ -531,6 +618,7 @@ impl Ftl {
         if let Some(erased) = self.stats.handle_blocks_erased.get_mut(self.blocks.handle_of(block) as usize) {
             *erased += 1;
         }
+        self.stats.slc_blocks_erased += u64::from(self.blocks.is_slc(block));
         self.blocks.erase(block);
         self.stats.blocks_erased += 1;
         self.gc[plane as usize].active = false;
@@ -556,4 +644,23 @@ impl Ftl {
         }
         Ok(())
     }
+}
+
+/// results.json `slc_cache` (only with `[flash.slc_cache]`).
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize, PartialEq)]
+pub struct SlcCacheSummary {
+    pub mode: crate::config::SlcCacheMode,
+    /// Pages an SLC block holds (pages per block / bits per cell).
+    pub slc_pages_per_block: u32,
+    /// The cache's most bytes, and what the planes may hold at the end (dynamic: less on a
+    /// fuller drive).
+    pub max_capacity_bytes: u64,
+    pub capacity_bytes_at_end: u64,
+    /// Host bytes written into SLC blocks and directly to the dense cells (cache full).
+    pub host_bytes_to_slc: u64,
+    pub host_bytes_to_dense: u64,
+    /// SLC blocks folded into the dense cells and the bytes their folding moved.
+    pub blocks_folded: u64,
+    pub bytes_folded: u64,
+    pub blocks_in_use_at_end: u32,
 }

@@ -301,7 +301,7 @@ mod tests {
         let text = "[flash]\nchannels = 1\nchips_per_channel = 1\ndies_per_chip = 1\nplanes_per_die = 1\nblocks_per_plane = 8\npages_per_block = 4\n[ftl]\nover_provisioning = 0.7\n[[flows]]\nqueue_depth = 1\nrequests = 1\n";
         let config = Config::from_toml_str(text).unwrap();
         let g = Geometry::new(&config);
-        ChunkTable::from_blocks(&g, &BlockManager::new(&g, false, 100, 1).unwrap())
+        ChunkTable::from_blocks(&g, &BlockManager::new(&g, false, 100, 1, 0).unwrap())
     }
 
     #[test]

@@ -179,6 +179,8 @@ impl Simulation {
         }
         if self.ftl.needs_gc(t.plane) {
             self.start_gc(t.plane);
+        } else if self.ftl.slc_enabled() && t.kind == TxnKind::UserWrite && self.ftl.begin_fold(t.plane).is_some() {
+            self.begin_collecting(t.plane, false);
         }
     }
 
@@ -394,8 +396,7 @@ impl Simulation {
         let channel = self.channel_of_die(die);
         match batch.class {
             c if c.is_read() => {
-                let g = &self.ftl.geometry;
-                let pages = batch.ids().iter().map(|&id| g.page_in_block(self.txns.get(id).ppa));
+                let pages = batch.ids().iter().map(|&id| cell_page(&self.ftl, self.txns.get(id).ppa));
                 let (sent, cell) = self.backend.start_read(die, channel, now, pages);
                 let cell = cell + self.decode_read_batch(die);
                 self.charge_batch(die, &[firmware, (Step::CommandAddress, sent - now), (Step::CellOperation, cell)]);
@@ -409,8 +410,7 @@ impl Simulation {
                     self.buffer_page_out(die);
                 }
                 // After the checks above, which need the simulation mutably.
-                let g = &self.ftl.geometry;
-                let pages = batch.ids().iter().map(|&id| g.page_in_block(self.txns.get(id).ppa));
+                let pages = batch.ids().iter().map(|&id| cell_page(&self.ftl, self.txns.get(id).ppa));
                 let sectors = batch.ids().iter().map(|&id| self.txns.get(id).written_sectors as u64).sum();
                 let (start, command, data, cell) =
                     self.backend.start_program(batch.class, die, channel, now, pages, sectors);
@@ -662,4 +662,17 @@ pub(super) fn charged(class: Class) -> bool {
 pub(super) fn sector_mask(first: u64, count: u32) -> u64 {
     let ones = if count >= 64 { u64::MAX } else { (1u64 << count) - 1 };
     ones << first
+}
+
+/// The page number the cell times go by: its page in the block, flagged for an SLC-cache block
+/// ([`crate::flash::timing::SLC_PAGE`]).
+#[inline]
+pub(super) fn cell_page(ftl: &crate::ftl::Ftl, ppa: u32) -> u32 {
+    let g = &ftl.geometry;
+    let page = g.page_in_block(ppa);
+    if ftl.blocks.is_slc(g.block_of_ppa(ppa)) {
+        page | crate::flash::timing::SLC_PAGE
+    } else {
+        page
+    }
 }

@@ -310,7 +310,7 @@ impl Simulation {
     pub(super) fn write_stream(&self, t: &crate::ftl::transaction::Transaction) -> Stream {
         match t.kind {
             TxnKind::GcWrite => self.ftl.gc_stream(t.plane),
-            TxnKind::UserWrite => Stream::user(self.ftl.handle_of_flow(t.flow)),
+            TxnKind::UserWrite => self.ftl.host_stream(t.plane, self.ftl.handle_of_flow(t.flow)),
             _ => Stream::USER,
         }
     }

@@ -94,8 +94,7 @@ impl Simulation {
         let now = self.now();
         let channel = self.channel_of_die(die);
         let batch = self.backend.dies[die as usize].batch;
-        let g = &self.ftl.geometry;
-        let pages = batch.ids().iter().map(|&id| g.page_in_block(self.txns.get(id).ppa));
+        let pages = batch.ids().iter().map(|&id| super::flash_path::cell_page(&self.ftl, self.txns.get(id).ppa));
         let (sent, cell) = self.backend.start_read(die, channel, now, pages);
         self.ftl.stats.read_retries += batch.count as u64;
         let cell = cell + decode;

@@ -297,6 +297,9 @@ impl Simulation {
                 if self.reliability.is_none() {
                     series.reliability = None;
                 }
+                if !self.ftl.slc_enabled() {
+                    series.slc_cache = None;
+                }
                 series
             }),
             request_records: self.records.as_ref().map(|r| r.summary()),
@@ -308,6 +311,7 @@ impl Simulation {
             open_channel: self.open_channel_summary(),
             reliability: self.reliability_summary(),
             fdp: self.fdp_summary(),
+            slc_cache: self.slc_cache_summary(),
             flows,
             warnings,
             precondition: self.precondition_summary.clone(),
@@ -410,5 +414,28 @@ impl Simulation {
             .collect();
         let block_bytes = g.page_size_bytes * g.pages_per_block as u64;
         Some(crate::ftl::fdp::FdpSummary::new(&self.ftl.stats, g.page_size_bytes, block_bytes, &flows))
+    }
+}
+
+impl Simulation {
+    /// results.json `slc_cache` (with `[flash.slc_cache]`).
+    fn slc_cache_summary(&self) -> Option<crate::ftl::SlcCacheSummary> {
+        let c = self.config.flash.slc_cache.as_ref()?;
+        let g = &self.ftl.geometry;
+        let s = &self.ftl.stats;
+        let slc_pages = g.pages_per_block / self.config.flash.technology.bits_per_cell();
+        let in_use: u32 = (0..g.planes).map(|p| self.ftl.blocks.slc_in_use(p)).sum();
+        let allowed: u32 = (0..g.planes).map(|p| self.ftl.slc_allowed(p)).sum();
+        Some(crate::ftl::SlcCacheSummary {
+            mode: c.mode,
+            slc_pages_per_block: slc_pages,
+            max_capacity_bytes: c.blocks_per_plane as u64 * g.planes as u64 * slc_pages as u64 * g.page_size_bytes,
+            capacity_bytes_at_end: allowed as u64 * slc_pages as u64 * g.page_size_bytes,
+            host_bytes_to_slc: s.slc_host_pages * g.page_size_bytes,
+            host_bytes_to_dense: s.dense_host_pages * g.page_size_bytes,
+            blocks_folded: s.slc_blocks_folded,
+            bytes_folded: s.slc_pages_folded * g.page_size_bytes,
+            blocks_in_use_at_end: in_use,
+        })
     }
 }

@@ -257,6 +257,10 @@ pub struct Results {
     /// (only with `[ftl.fdp]`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fdp: Option<crate::ftl::fdp::FdpSummary>,
+    /// The SLC write cache: where host bytes went, what folding moved (only with
+    /// `[flash.slc_cache]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slc_cache: Option<crate::ftl::SlcCacheSummary>,
     /// Whose behaviour the run followed where simulators differ (`compat`, and each key it
     /// decides, as they ran; docs/fidelity.md). Last, as it came last.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -112,6 +112,10 @@ struct GcWindow {
     flash_pages: u64,
     read_retries: u64,
     read_reclaims: u64,
+    slc_host_pages: u64,
+    slc_pages_folded: u64,
+    slc_blocks_opened: u64,
+    slc_blocks_erased: u64,
     controller: ControllerCounters,
 }
 
@@ -124,6 +128,10 @@ impl GcWindow {
             flash_pages: stats.user_programs + stats.gc_programs + stats.mapping_programs,
             read_retries: stats.read_retries,
             read_reclaims: stats.read_reclaims,
+            slc_host_pages: stats.slc_host_pages,
+            slc_pages_folded: stats.slc_pages_folded,
+            slc_blocks_opened: stats.slc_blocks_opened,
+            slc_blocks_erased: stats.slc_blocks_erased,
             controller,
         }
     }
@@ -137,6 +145,10 @@ impl GcWindow {
             flash_pages: self.flash_pages - earlier.flash_pages,
             read_retries: self.read_retries - earlier.read_retries,
             read_reclaims: self.read_reclaims - earlier.read_reclaims,
+            slc_host_pages: self.slc_host_pages - earlier.slc_host_pages,
+            slc_pages_folded: self.slc_pages_folded - earlier.slc_pages_folded,
+            slc_blocks_opened: self.slc_blocks_opened - earlier.slc_blocks_opened,
+            slc_blocks_erased: self.slc_blocks_erased - earlier.slc_blocks_erased,
             controller: ControllerCounters {
                 dram_busy_ps: c.dram_busy_ps - e.dram_busy_ps,
                 cpu_busy_ps: c.cpu_busy_ps - e.cpu_busy_ps,
@@ -152,6 +164,10 @@ impl GcWindow {
         self.flash_pages += other.flash_pages;
         self.read_retries += other.read_retries;
         self.read_reclaims += other.read_reclaims;
+        self.slc_host_pages += other.slc_host_pages;
+        self.slc_pages_folded += other.slc_pages_folded;
+        self.slc_blocks_opened += other.slc_blocks_opened;
+        self.slc_blocks_erased += other.slc_blocks_erased;
         self.controller.dram_busy_ps += other.controller.dram_busy_ps;
         self.controller.cpu_busy_ps += other.controller.cpu_busy_ps;
         self.controller.instructions += other.controller.instructions;
@@ -381,6 +397,8 @@ impl TimeSeries {
         let mut gc_out = GcSeriesResults::default();
         let mut controller_out = ControllerSeriesResults::default();
         let mut reliability_out = ReliabilitySeriesResults::default();
+        let mut slc_out = SlcCacheSeriesResults::default();
+        let mut slc_blocks: i64 = 0;
         for j in 0..windows {
             let mut w = GcWindow::default();
             for g in &gc[j * group..((j + 1) * group).min(n)] {
@@ -396,6 +414,10 @@ impl TimeSeries {
             controller_out.instructions.push(w.controller.instructions);
             reliability_out.read_retries.push(w.read_retries);
             reliability_out.read_reclaims.push(w.read_reclaims);
+            slc_blocks += w.slc_blocks_opened as i64 - w.slc_blocks_erased as i64;
+            slc_out.host_pages_to_slc.push(w.slc_host_pages);
+            slc_out.pages_folded.push(w.slc_pages_folded);
+            slc_out.blocks_in_use.push(slc_blocks.max(0) as u64);
         }
         TimeSeriesResults {
             window_seconds: ps_to_seconds(window_ps),
@@ -408,6 +430,7 @@ impl TimeSeries {
             gc: gc_out,
             controller: controller_out,
             reliability: Some(reliability_out),
+            slc_cache: Some(slc_out),
         }
     }
 }
@@ -434,6 +457,10 @@ pub struct TimeSeriesResults {
     /// with `[flash.reliability]`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reliability: Option<ReliabilitySeriesResults>,
+    /// Host pages written to the SLC cache, pages folded out of it and its blocks in use at each
+    /// window's end, device-wide (only with `[flash.slc_cache]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slc_cache: Option<SlcCacheSeriesResults>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -508,6 +535,14 @@ pub struct GcSeriesResults {
     pub host_pages_written: Vec<u64>,
     pub flash_pages_programmed: Vec<u64>,
     pub write_amplification: Vec<Option<f64>>,
+}
+
+/// The SLC cache per window: host pages into it, pages folded out, blocks in use at the end.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct SlcCacheSeriesResults {
+    pub host_pages_to_slc: Vec<u64>,
+    pub pages_folded: Vec<u64>,
+    pub blocks_in_use: Vec<u64>,
 }
 
 /// Read retries (pages read again) and read reclaims (blocks rewritten) per window.
