@@ -151,13 +151,18 @@ fn family_case_strategy() -> impl Strategy<Value = Case> {
         })
 }
 
-/// A page-mapped case with Flexible Data Placement (each flow on a random handle) and read
-/// latency from flash reliability on an aged drive with read reclaim at a low threshold, so
-/// that GC keeps handles apart and read reclaim moves blocks while the host reads and writes.
+/// A page-mapped case with Flexible Data Placement (each flow on a random handle), an SLC write
+/// cache that folds as the host writes, and read latency from flash reliability on an aged drive
+/// with read reclaim at a low threshold: GC keeps handles apart, folding and read reclaim move
+/// blocks while the host reads and writes.
 fn placement_case_strategy() -> impl Strategy<Value = Case> {
-    (case_strategy(), 1u32..=4, prop::collection::vec(0u32..4, 2), 0u32..=30, prop::bool::ANY).prop_map(
-        |(mut case, handles, flow_handles, reclaim_bits, reliability)| {
+    (case_strategy(), 1u32..=4, prop::collection::vec(0u32..4, 2), 0u32..=30, prop::bool::ANY, 0u32..=3).prop_map(
+        |(mut case, handles, flow_handles, reclaim_bits, reliability, slc_blocks)| {
             case.toml.push_str(&format!("[ftl.fdp]\nreclaim_unit_handles = {handles}\n"));
+            if slc_blocks > 0 {
+                // An SLC cache (MLC: half-page SLC blocks) folded as host writes come.
+                case.toml.push_str(&format!("[flash.slc_cache]\nblocks_per_plane = {slc_blocks}\n"));
+            }
             if reliability {
                 case.toml.push_str(&format!(
                     "[flash.reliability]\npe_cycles_at_start = 8000\ndata_age_days_at_start = 60\nread_reclaim_bits = {reclaim_bits}\n"
@@ -212,7 +217,7 @@ proptest! {
     }
 
     #[test]
-    fn reads_return_what_the_host_last_wrote_with_placement_handles_and_read_reclaim(case in placement_case_strategy()) {
+    fn reads_return_what_the_host_last_wrote_with_placement_handles_slc_cache_and_read_reclaim(case in placement_case_strategy()) {
         check_case(&case)?;
     }
 }
