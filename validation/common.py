@@ -373,6 +373,15 @@ def save(name: str, figure: Any, data: dict[str, Any]) -> Path:
     return png
 
 
+def write_outputs(name: str, table: str, rows: Any) -> None:
+    """A study's Markdown table and its numbers: results/validation/<name>/{table.md,
+    <name>.json}."""
+    out = RESULTS_DIR / name
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "table.md").write_text(table.rstrip("\n") + "\n")
+    (out / f"{name}.json").write_text(json.dumps(rows, indent=2) + "\n")
+
+
 def fmt(x: float, digits: int = 1) -> str:
     return f"{x:,.{digits}f}"
 

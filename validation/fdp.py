@@ -27,7 +27,6 @@ import common
 import ssdlab
 
 NAME = "fdp"
-OUT_DIR = common.RESULTS_DIR / NAME
 EXAMPLE = common.ROOT / "examples" / "fdp-two-tenants.toml"
 
 # Each mix: tenants as (name, address pattern, working set, working-set start).
@@ -109,9 +108,7 @@ def main() -> None:
     args = parser.parse_args()
     rows = study(args.requests)
     text = table(rows)
-    OUT_DIR.mkdir(parents=True, exist_ok=True)
-    (OUT_DIR / "table.md").write_text(text + "\n")
-    (OUT_DIR / f"{NAME}.json").write_text(json.dumps(rows, indent=2) + "\n")
+    common.write_outputs(NAME, text, rows)
 
 
 if __name__ == "__main__":

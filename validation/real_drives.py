@@ -33,7 +33,6 @@ import common
 import ssdlab
 
 NAME = "real_drives"
-OUT_DIR = common.RESULTS_DIR / NAME
 EXAMPLES = common.ROOT / "examples"
 QUEUE_DEPTHS = [1, 2, 4, 8, 16, 32]
 
@@ -291,9 +290,7 @@ def main() -> None:
         parser.error(f"unknown drive(s) {', '.join(unknown)}; choose from {', '.join(DRIVES)}")
     rows = study(drives, args.requests)
     text = tables(rows)
-    OUT_DIR.mkdir(parents=True, exist_ok=True)
-    (OUT_DIR / "table.md").write_text(text)
-    (OUT_DIR / f"{NAME}.json").write_text(json.dumps(rows, indent=2) + "\n")
+    common.write_outputs(NAME, text, rows)
 
 
 if __name__ == "__main__":

@@ -22,7 +22,6 @@ import common
 import ssdlab
 
 NAME = "slc_cache"
-OUT_DIR = common.RESULTS_DIR / NAME
 EXAMPLE = common.ROOT / "examples" / "qlc-slc-cache.toml"
 FILLS = [0.0, 0.5, 0.7, 0.85, 0.95]
 MIB = 1 << 20
@@ -101,9 +100,7 @@ def main() -> None:
     args = parser.parse_args()
     rows = study(args.requests)
     text = table(rows)
-    OUT_DIR.mkdir(parents=True, exist_ok=True)
-    (OUT_DIR / "table.md").write_text(text + "\n")
-    (OUT_DIR / f"{NAME}.json").write_text(json.dumps(rows, indent=2) + "\n")
+    common.write_outputs(NAME, text, rows)
 
 
 if __name__ == "__main__":
