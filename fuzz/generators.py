@@ -53,7 +53,7 @@ def data_config(rng: random.Random) -> dict[str, Any]:
         "blocks_per_plane": _pick(rng, [16, 24, 32, 64]),
         "pages_per_block": _pick(rng, [8, 16, 32, 64]),
         "page_size": f"{page_kib}KiB",
-        "technology": _pick(rng, ["SLC", "MLC", "TLC"]),
+        "technology": _pick(rng, ["SLC", "MLC", "TLC", "QLC"]),
         "suspension": _pick(rng, ["none", "program", "erase", "program-erase"]),
         "timing": {"read": "20us", "program": "200us", "erase": "1ms"},
     }
@@ -109,6 +109,23 @@ def data_config(rng: random.Random) -> dict[str, Any]:
         config["flows"][0]["cache_mode"] = "read"
     if config["dram"]["model"] == "banked":
         config["dram"]["page_policy"] = _pick(rng, ["open-page", "close-page"])
+    # Issue 17's models: FDP handles per flow, an SLC cache that folds, read retries with reclaim.
+    if mapping == "page" and interface != "open_channel" and rng.random() < 0.3:
+        handles = rng.randint(1, 4)
+        ftl["fdp"] = {"reclaim_unit_handles": handles}
+        for flow in config["flows"]:
+            flow["placement_handle"] = rng.randrange(handles)
+    if flash["technology"] in ("MLC", "QLC") and rng.random() < 0.3:
+        flash["slc_cache"] = {
+            "blocks_per_plane": rng.randint(1, 4),
+            "fold_threshold": _pick(rng, [0.5, 0.75, 1.0]),
+        }
+    if rng.random() < 0.3:
+        flash["reliability"] = {
+            "pe_cycles_at_start": _pick(rng, [0, 3000, 8000]),
+            "data_age_days_at_start": _pick(rng, [0, 30, 60]),
+            "read_reclaim_bits": _pick(rng, [0, 10, 32]),
+        }
     if rng.random() < 0.3:
         config["firmware"] = {"enabled": True, "cores": rng.randint(1, 4)}
     if rng.random() < 0.2:
