@@ -18,6 +18,7 @@ The write-cache study is the exception: its flows write through MQSim's 256 MB c
 
 from __future__ import annotations
 
+import argparse
 import copy
 import json
 import math
@@ -371,6 +372,23 @@ def save(name: str, figure: Any, data: dict[str, Any]) -> Path:
     (RESULTS_DIR / f"{name}.json").write_text(json.dumps(data, indent=2) + "\n")
     print(f"wrote {png.relative_to(ROOT)} and {name}.json", file=sys.stderr)
     return png
+
+
+def requests_study_main(
+    name: str,
+    doc: str,
+    default_requests: int,
+    requests_help: str,
+    study: Callable[[int], Any],
+    table: Callable[[Any], str],
+) -> None:
+    """The command line of a study whose one knob is `--requests`: runs it, prints its table
+    and writes its outputs (`write_outputs`)."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument("--requests", type=int, default=default_requests, help=requests_help)
+    args = parser.parse_args()
+    rows = study(args.requests)
+    write_outputs(name, table(rows), rows)
 
 
 def write_outputs(name: str, table: str, rows: Any) -> None:

@@ -19,7 +19,6 @@ Run: .venv/bin/python validation/fdp.py [--requests N]
 
 from __future__ import annotations
 
-import argparse
 import json
 from typing import Any
 
@@ -103,12 +102,7 @@ def table(rows: dict[str, Any]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--requests", type=int, default=300_000, help="writes per tenant")
-    args = parser.parse_args()
-    rows = study(args.requests)
-    text = table(rows)
-    common.write_outputs(NAME, text, rows)
+    common.requests_study_main(NAME, __doc__, 300_000, "writes per tenant", study, table)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,6 @@ Run: .venv/bin/python validation/slc_cache.py [--requests N]
 
 from __future__ import annotations
 
-import argparse
 import json
 from typing import Any
 
@@ -95,12 +94,7 @@ def table(rows: dict[str, Any]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--requests", type=int, default=12_000, help="128 KiB writes")
-    args = parser.parse_args()
-    rows = study(args.requests)
-    text = table(rows)
-    common.write_outputs(NAME, text, rows)
+    common.requests_study_main(NAME, __doc__, 12_000, "128 KiB writes", study, table)
 
 
 if __name__ == "__main__":
