@@ -33,31 +33,49 @@ pub enum BlockState {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Stream {
     pub gc: bool,
-    pub handle: u8,
     /// Host data into the SLC cache (`[flash.slc_cache]`): blocks programmed one bit per cell.
     pub slc: bool,
+    pub handle: u8,
+    /// Index of the stream's frontier among a plane's (user, GC and SLC of each handle), set
+    /// once when the stream is made: the write path looks it up per page.
+    index: u8,
 }
 
 impl Stream {
-    pub const USER: Stream = Stream { gc: false, handle: 0, slc: false };
-    pub const GC: Stream = Stream { gc: true, handle: 0, slc: false };
+    pub const USER: Stream = Stream::new(false, false, 0);
+    pub const GC: Stream = Stream::new(true, false, 0);
+
+    const fn new(gc: bool, slc: bool, handle: u8) -> Self {
+        Stream {
+            gc,
+            slc,
+            handle,
+            index: handle * 3
+                + if gc {
+                    1
+                } else if slc {
+                    2
+                } else {
+                    0
+                },
+        }
+    }
 
     pub fn user(handle: u8) -> Self {
-        Stream { gc: false, handle, slc: false }
+        Stream::new(false, false, handle)
     }
 
     pub fn gc(handle: u8) -> Self {
-        Stream { gc: true, handle, slc: false }
+        Stream::new(true, false, handle)
     }
 
     pub fn slc(handle: u8) -> Self {
-        Stream { gc: false, handle, slc: true }
+        Stream::new(false, true, handle)
     }
 
-    /// Index of the stream's frontier among a plane's: user, GC and SLC of each handle.
     #[inline]
     fn index(self) -> usize {
-        self.handle as usize * 3 + if self.gc { 1 } else { 2 * self.slc as usize }
+        self.index as usize
     }
 }
 

@@ -132,6 +132,8 @@ pub struct Ftl {
     flow_handles: Vec<u8>,
     /// `[flash.slc_cache]`, when on.
     slc_cache: Option<crate::config::SlcCacheConfig>,
+    /// FDP or the SLC cache count what each placed page was (`note_placement`).
+    placement_stats: bool,
 }
 
 impl Ftl {
@@ -179,6 +181,7 @@ impl Ftl {
             static_wl_threshold,
             reclaim_queue: Vec::new(),
             slc_cache: config.flash.slc_cache.clone(),
+            placement_stats: fdp || config.flash.slc_cache.is_some(),
             flow_handles: if fdp {
                 config.flows.iter().map(|f| f.placement_handle.unwrap_or(0) as u8).collect()
             } else {
@@ -337,6 +340,7 @@ impl Ftl {
         }
     }
 
+    #[inline]
     pub fn slc_enabled(&self) -> bool {
         self.slc_cache.is_some()
     }
@@ -373,7 +377,6 @@ impl Ftl {
     #[inline]
     pub fn write(&mut self, lpa: u32, plane: u32, stream: Stream, now: SimTime) -> u32 {
         let (ppa, opened) = self.blocks.allocate(plane, stream, now);
-        self.stats.slc_blocks_opened += u64::from(opened && stream.slc);
         if let Some(old) = self.map.remap(lpa, ppa) {
             self.blocks.invalidate(old);
         }
@@ -383,20 +386,31 @@ impl Ftl {
             false if host => self.stats.user_programs += 1,
             false => self.stats.mapping_programs += 1,
         }
-        if self.slc_cache.is_some() && host && !stream.gc {
-            if stream.slc {
-                self.stats.slc_host_pages += 1;
-            } else {
-                self.stats.dense_host_pages += 1;
-            }
-        }
-        if !self.stats.handle_media_pages.is_empty() {
-            let h = stream.handle as usize;
-            self.stats.handle_media_pages[h] += 1;
-            self.stats.handle_host_pages[h] += u64::from(host && !stream.gc);
-            self.stats.handle_units_opened[h] += u64::from(opened);
+        if self.placement_stats {
+            self.note_placement(stream, host, opened);
         }
         ppa
+    }
+
+    /// FDP's per-handle and the SLC cache's counts of a page placed (`write`), off the write
+    /// path's common case.
+    #[cold]
+    fn note_placement(&mut self, stream: Stream, host: bool, opened: bool) {
+        let s = &mut self.stats;
+        s.slc_blocks_opened += u64::from(opened && stream.slc);
+        if self.slc_cache.is_some() && host && !stream.gc {
+            if stream.slc {
+                s.slc_host_pages += 1;
+            } else {
+                s.dense_host_pages += 1;
+            }
+        }
+        if !s.handle_media_pages.is_empty() {
+            let h = stream.handle as usize;
+            s.handle_media_pages[h] += 1;
+            s.handle_host_pages[h] += u64::from(host && !stream.gc);
+            s.handle_units_opened[h] += u64::from(opened);
+        }
     }
 
     /// A trim of `lpa`: its page becomes invalid (GC no longer moves it) and reads of it are

@@ -670,7 +670,7 @@ pub(super) fn sector_mask(first: u64, count: u32) -> u64 {
 pub(super) fn cell_page(ftl: &crate::ftl::Ftl, ppa: u32) -> u32 {
     let g = &ftl.geometry;
     let page = g.page_in_block(ppa);
-    if ftl.blocks.is_slc(g.block_of_ppa(ppa)) {
+    if ftl.slc_enabled() && ftl.blocks.is_slc(g.block_of_ppa(ppa)) {
         page | crate::flash::timing::SLC_PAGE
     } else {
         page

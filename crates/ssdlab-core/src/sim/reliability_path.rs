@@ -52,7 +52,17 @@ impl ReliabilityState {
 impl Simulation {
     /// The read batch on `die` starts: decodes each page, notes the retries the batch needs on
     /// the die and on each host request, and returns the hard decode's time.
+    #[inline]
     pub(super) fn decode_read_batch(&mut self, die: u32) -> u64 {
+        if self.reliability.is_none() {
+            return 0;
+        }
+        self.decode_read_batch_with_model(die)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn decode_read_batch_with_model(&mut self, die: u32) -> u64 {
         let Some(rel) = self.reliability.as_mut() else { return 0 };
         let now = self.queue.now();
         let batch = self.backend.dies[die as usize].batch;
@@ -84,9 +94,16 @@ impl Simulation {
 
     /// The read on `die` has its data out: if its batch needs another retry, reads the pages
     /// again with extra sensing (the die stays busy) and returns true.
+    #[inline]
     pub(super) fn retry_read(&mut self, die: u32) -> bool {
+        self.backend.dies[die as usize].read_retries_left > 0 && self.start_read_retry(die)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn start_read_retry(&mut self, die: u32) -> bool {
         let d = &mut self.backend.dies[die as usize];
-        if d.read_retries_left == 0 || !d.batch.class.is_read() {
+        if !d.batch.class.is_read() {
             return false;
         }
         d.read_retries_left -= 1;
@@ -118,11 +135,17 @@ impl Simulation {
 
     /// Starts read reclaim of the blocks reads asked for, on planes that collect nothing now
     /// (the others take theirs after their current victim).
+    #[inline]
     pub(super) fn start_read_reclaims(&mut self) {
-        let Some(rel) = self.reliability.as_mut() else { return };
-        if rel.to_reclaim.is_empty() {
-            return;
+        if self.reliability.as_ref().is_some_and(|r| !r.to_reclaim.is_empty()) {
+            self.start_queued_read_reclaims();
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn start_queued_read_reclaims(&mut self) {
+        let Some(rel) = self.reliability.as_mut() else { return };
         let blocks = std::mem::take(&mut rel.to_reclaim);
         for block in blocks {
             self.ftl.request_read_reclaim(block);
