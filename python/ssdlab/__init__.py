@@ -10,7 +10,7 @@ from ssdlab._core import ConfigError, TraceError
 from ssdlab._core import version as _core_version
 from ssdlab.api import DataIntegrityError, simulate
 from ssdlab.config import apply_overrides, dump_toml, load_config
-from ssdlab.device import Completion, Device
+from ssdlab.device import Completion, Device, Zone
 from ssdlab.live import serve
 from ssdlab.mqsim import Scenario, import_mqsim
 from ssdlab.results import Fairness, Results, ResultsFileError
@@ -27,6 +27,7 @@ __all__ = [
     "ResultsFileError",
     "Scenario",
     "TraceError",
+    "Zone",
     "__version__",
     "apply_overrides",
     "dump_toml",

@@ -31,15 +31,43 @@ from ssdlab.results import Results
 PS_PER_US = 1_000_000
 PS_PER_S = 1_000_000_000_000
 
-OPS = ("read", "write", "flush", "trim", "write_zeroes")
+OPS = (
+    "read",
+    "write",
+    "flush",
+    "trim",
+    "write_zeroes",
+    "zone_append",
+    "zone_open",
+    "zone_close",
+    "zone_finish",
+    "zone_reset",
+)
+
+
+@dataclass(frozen=True)
+class Zone:
+    """One zone as Report Zones gives it (sectors are the host's 512-byte sectors):
+    ``state`` is one of empty, implicitly_open, explicitly_open, closed, full, read_only,
+    offline."""
+
+    zone: int
+    state: str
+    start_sector: int
+    capacity_sectors: int
+    write_pointer: int
 
 
 @dataclass(frozen=True)
 class Completion:
-    """A finished request: the host's id, its queue and op, ``status`` ("success", or
-    "unsupported" for a trim the mapping cannot honour), when it was submitted and completed
-    (picoseconds), where its time went (picoseconds per step of results.json's
-    ``latency_breakdown``) and a read's bytes when the device keeps data."""
+    """A finished request: the host's id, its queue and op, ``status`` ("success";
+    "unsupported" for a trim the mapping cannot honour or a zone command on a conventional
+    namespace; on a zoned namespace the NVMe ZNS errors "zone_boundary_error",
+    "zone_is_full", "zone_is_read_only", "zone_is_offline", "zone_invalid_write",
+    "too_many_active_zones", "too_many_open_zones", "invalid_zone_state_transition",
+    "invalid_field"), when it was submitted and completed (picoseconds), where its time went
+    (picoseconds per step of results.json's ``latency_breakdown``), a read's bytes when the
+    device keeps data, and where a zone append landed (``assigned_sector``)."""
 
     id: int
     queue: int
@@ -49,6 +77,7 @@ class Completion:
     completed_ps: int
     breakdown_ps: dict[str, int]
     data: bytes | None
+    assigned_sector: int | None = None
 
     @property
     def latency_ps(self) -> int:
@@ -89,7 +118,9 @@ class Device:
     ) -> int:
         """Queues a request at the current time and returns its id (the next number unless
         `id` is given). `op` is one of ``read``, ``write``, ``flush``, ``trim``,
-        ``write_zeroes``; `data` (a write's ``sectors`` x 512 bytes) is kept and returned by
+        ``write_zeroes``, and on a zoned namespace ``zone_append`` and the zone management ops
+        ``zone_open``, ``zone_close``, ``zone_finish``, ``zone_reset`` (`start_sector` is the
+        zone's first sector, no sectors); `data` (a write's ``sectors`` x 512 bytes) is kept and returned by
         later reads (needs ``data.emulate``). Raises ValueError naming what is wrong."""
         if id is None:
             id = self._next_id
@@ -114,9 +145,17 @@ class Device:
     def completions(self) -> list[Completion]:
         """Completions since the last call, in completion order."""
         return [
-            Completion(i, q, op, status, sub, done, dict(steps), data)
-            for (i, q, op, status, sub, done, steps, data) in self._device.completions()
+            Completion(i, q, op, status, sub, done, dict(steps), data, assigned)
+            for (i, q, op, status, sub, done, steps, data, assigned) in self._device.completions()
         ]
+
+    def zone_report(self, first: int = 0, count: int | None = None) -> list[Zone]:
+        """Report Zones: the zones from `first` (all the rest unless `count` is given). Raises
+        ValueError on a conventional namespace (one without ``[zns]``)."""
+        zones = self._device.zone_report(first, 2**64 - 1 if count is None else count)
+        if zones is None:
+            raise ValueError("zone_report: the namespace is conventional (the config has no [zns])")
+        return [Zone(*z) for z in zones]
 
     def results(self) -> Results:
         """The results so far: the document a batch run writes to results.json."""

@@ -52,7 +52,17 @@ pub enum SsdlabOp {
     /// Deallocate: whole logical pages of the range read back as zeros.
     SsdlabTrim = 3,
     SsdlabWriteZeroes = 4,
+    /// Zoned namespaces (`[zns]`): data at the write pointer of the zone starting at
+    /// `start_sector`; the completion's `assigned_sector` says where it landed.
+    SsdlabZoneAppend = 5,
+    /// Zone management of the zone starting at `start_sector` (no sectors).
+    SsdlabZoneOpen = 6,
+    SsdlabZoneClose = 7,
+    SsdlabZoneFinish = 8,
+    SsdlabZoneReset = 9,
 }
+
+const _: () = assert!(SsdlabOp::SsdlabZoneReset as usize + 1 == Op::ALL.len(), "the C op codes follow Op::ALL");
 
 /// One request. `data` (a write's `sectors * 512` bytes, or NULL) is copied before
 /// `ssdlab_submit` returns.
@@ -80,7 +90,10 @@ pub struct SsdlabCompletion {
     pub queue: u16,
     /// An `SsdlabOp` value.
     pub op: u8,
-    /// 0: success; 1: unsupported (a trim the mapping cannot honour).
+    /// 0: success; 1: unsupported (a trim the mapping cannot honour, a zone command on a
+    /// conventional namespace); 2 to 10: zoned namespace errors, in NVMe ZNS order: zone
+    /// boundary error, zone is full, read only, offline, zone invalid write, too many active
+    /// zones, too many open zones, invalid zone state transition, invalid field.
     pub status: u8,
     /// When the request was submitted and when its completion reached the host, picoseconds.
     pub submitted_ps: u64,
@@ -91,6 +104,8 @@ pub struct SsdlabCompletion {
     pub breakdown_ps: [u64; SSDLAB_STEPS],
     /// Bytes of a read's data (0 when the device keeps no data).
     pub data_len: usize,
+    /// A successful zone append's first sector (`UINT64_MAX` for every other completion).
+    pub assigned_sector: u64,
 }
 
 /// A device and the completions it has not handed out yet.
@@ -354,11 +369,12 @@ pub unsafe extern "C" fn ssdlab_poll_completion(
             id: c.id,
             queue: c.queue,
             op,
-            status: (c.status != Status::Success) as u8,
+            status: c.status as u8,
             submitted_ps: c.submitted_ps,
             completed_ps: c.completed_ps,
             breakdown_ps: c.breakdown.0,
             data_len: bytes.len(),
+            assigned_sector: c.assigned_sector.unwrap_or(u64::MAX),
         };
         // SAFETY: writable per the contract.
         unsafe { out.write(completion) };

@@ -11,7 +11,7 @@ use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use ssdlab_core::config::mqsim;
-use ssdlab_core::device::{HostRequest, Op, Status};
+use ssdlab_core::device::{HostRequest, Op};
 use ssdlab_core::stats::breakdown::Step;
 use ssdlab_core::{Config, Results, SimError};
 
@@ -150,9 +150,22 @@ fn op_from_name(op: &str) -> PyResult<Op> {
     })
 }
 
-/// (id, queue, op, status, submitted_ps, completed_ps, breakdown in ps by step name, data).
-type CompletionTuple<'py> =
-    (u64, u16, &'static str, &'static str, u64, u64, Vec<(&'static str, u64)>, Option<Bound<'py, PyBytes>>);
+/// (id, queue, op, status, submitted_ps, completed_ps, breakdown in ps by step name, data,
+/// assigned sector of a zone append).
+type CompletionTuple<'py> = (
+    u64,
+    u16,
+    &'static str,
+    &'static str,
+    u64,
+    u64,
+    Vec<(&'static str, u64)>,
+    Option<Bound<'py, PyBytes>>,
+    Option<u64>,
+);
+
+/// One Report Zones descriptor: (zone, state, start_sector, capacity_sectors, write_pointer).
+type ZoneTuple = (u64, String, u64, u64, u64);
 
 #[pymethods]
 impl Device {
@@ -198,14 +211,19 @@ impl Device {
             .completions()
             .map(|c| {
                 let steps = Step::ALL.iter().map(|&s| (s.name(), c.breakdown.get(s))).collect();
-                let status = match c.status {
-                    Status::Success => "success",
-                    Status::Unsupported => "unsupported",
-                };
+                let status = c.status.name();
                 let data = c.data.as_deref().map(|d| PyBytes::new(py, d));
-                (c.id, c.queue, c.op.name(), status, c.submitted_ps, c.completed_ps, steps, data)
+                (c.id, c.queue, c.op.name(), status, c.submitted_ps, c.completed_ps, steps, data, c.assigned_sector)
             })
             .collect()
+    }
+
+    /// Report Zones from zone `first`, at most `count` zones; None on a conventional namespace.
+    fn zone_report(&self, first: u64, count: u64) -> Option<Vec<ZoneTuple>> {
+        let zones = self.device.zone_report(first, count)?;
+        Some(
+            zones.into_iter().map(|z| (z.zone, z.state, z.start_sector, z.capacity_sectors, z.write_pointer)).collect(),
+        )
     }
 
     /// The results document so far, as JSON (the schema of results.json).

@@ -30,6 +30,11 @@ pub struct FlowConfig {
     /// all random; 0: sequential). Sweeps a flow from sequential to random, as the MQSim paper's
     /// CMT study sweeps Flow-2's randomness.
     pub random_fraction: Option<f64>,
+    /// Zones a zoned writer (`address = "zoned"`) fills at once, in turn (default 1).
+    pub open_zones: Option<u32>,
+    /// A zoned writer writes by Zone Append (the device picks the place) instead of writes at
+    /// the write pointer (default false).
+    pub zone_append: Option<bool>,
     /// Start addresses are multiples of this size.
     pub alignment: Option<Size>,
     /// Fraction of the logical space the flow addresses, starting at `working_set_start`.
@@ -106,6 +111,10 @@ pub enum AddressPattern {
     Uniform,
     Hotcold,
     Sequential,
+    /// Zoned namespaces (`[zns]`): write zones in order from their start, `open_zones` at a
+    /// time, resetting the zone filled longest ago when no empty one is left; reads go to
+    /// written data.
+    Zoned,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]

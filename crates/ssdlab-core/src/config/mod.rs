@@ -33,6 +33,7 @@ mod strict;
 mod units;
 mod validate;
 mod wording;
+mod zns;
 
 pub use cache_org::{CacheOrganisation, CacheShape, Replacement};
 pub use compat::{Compat, ModelSummary};
@@ -57,6 +58,7 @@ pub use schema::json_schema;
 pub use slc_cache::{SlcCacheConfig, SlcCacheMode};
 pub use units::{Bandwidth, Duration, Frequency, Rate, Size, TransferRate};
 pub use validate::validate;
+pub use zns::{ZnsConfig, ZoneLayout, MAX_ACTIVE_ZONES};
 
 use schemars::JsonSchema;
 
@@ -119,6 +121,10 @@ pub struct Config {
     /// Data transfer emulation: stored bytes and read checks (off by default).
     #[serde(default)]
     pub data: DataConfig,
+    /// A zoned namespace (NVMe ZNS 1.1; `[zns]`, default none: a conventional namespace). See
+    /// docs/zns.md.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zns: Option<ZnsConfig>,
     #[serde(default)]
     pub flows: Vec<FlowConfig>,
 }

@@ -249,6 +249,7 @@ fn validate_ftl(config: &Config) -> Result<(), ConfigError> {
     let ftl = &config.ftl;
     super::fdp::validate(config)?;
     super::slc_cache::validate(config)?;
+    super::zns::validate(config)?;
     parse_allocation(&ftl.allocation)?;
     fraction("ftl.over_provisioning", ftl.over_provisioning, false, true)?;
     fraction("ftl.gc_threshold", ftl.gc_threshold, true, true)?;
@@ -410,6 +411,8 @@ fn validate_host_queue(path: &str, flow: &FlowConfig) -> Result<(), ConfigError>
     forbid(path, "read_fraction", &flow.read_fraction, why)?;
     forbid(path, "request_size", &flow.request_size, why)?;
     forbid(path, "address", &flow.address, why)?;
+    forbid(path, "open_zones", &flow.open_zones, why)?;
+    forbid(path, "zone_append", &flow.zone_append, why)?;
     forbid(path, "hot_fraction", &flow.hot_fraction, why)?;
     forbid(path, "hot_traffic", &flow.hot_traffic, why)?;
     forbid(path, "random_fraction", &flow.random_fraction, why)?;
@@ -468,6 +471,13 @@ fn validate_synthetic(path: &str, flow: &FlowConfig) -> Result<(), ConfigError> 
             ));
         }
     }
+    if flow.address != Some(AddressPattern::Zoned) {
+        let why = "is only valid with address = \"zoned\"";
+        forbid(path, "open_zones", &flow.open_zones, why)?;
+        forbid(path, "zone_append", &flow.zone_append, why)?;
+    } else if let Some(n) = flow.open_zones {
+        at_least_one(&format!("{path}.open_zones"), n)?;
+    }
     let hotcold = flow.address == Some(AddressPattern::Hotcold);
     if hotcold {
         let hf = flow.hot_fraction.ok_or_else(|| {
@@ -522,6 +532,8 @@ fn validate_trace(path: &str, flow: &FlowConfig) -> Result<(), ConfigError> {
     forbid(path, "read_fraction", &flow.read_fraction, synthetic_only)?;
     forbid(path, "request_size", &flow.request_size, synthetic_only)?;
     forbid(path, "address", &flow.address, synthetic_only)?;
+    forbid(path, "open_zones", &flow.open_zones, synthetic_only)?;
+    forbid(path, "zone_append", &flow.zone_append, synthetic_only)?;
     forbid(path, "hot_fraction", &flow.hot_fraction, synthetic_only)?;
     forbid(path, "hot_traffic", &flow.hot_traffic, synthetic_only)?;
     forbid(path, "random_fraction", &flow.random_fraction, synthetic_only)?;

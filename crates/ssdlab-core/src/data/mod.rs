@@ -185,7 +185,7 @@ impl DataEmulation {
             self.requests.resize(request as usize + 1, RequestData::default());
         }
         let tracked = match op {
-            Op::Trim => {
+            Op::Trim | Op::ZoneReset => {
                 let spp = self.sectors_per_page as u64;
                 let first = start_sector.div_ceil(spp) * spp;
                 let last = (start_sector + sectors as u64) / spp * spp;
@@ -196,16 +196,37 @@ impl DataEmulation {
         let mut data = RequestData { start_sector, tracked, ..RequestData::default() };
         match op {
             Op::Read => data.since = self.shadow.now(),
-            Op::Flush => {}
-            Op::Trim if tracked.1 == 0 => {}
-            Op::Write | Op::WriteZeroes | Op::Trim => {
+            Op::Flush | Op::ZoneOpen | Op::ZoneClose | Op::ZoneFinish => data.tracked = (0, 0),
+            Op::Trim | Op::ZoneReset if tracked.1 == 0 => {}
+            Op::Write | Op::WriteZeroes | Op::Trim | Op::ZoneAppend | Op::ZoneReset => {
                 data.version = self.shadow.write_submitted(tracked.0, tracked.1);
-                if op != Op::Write {
+                if !op.carries_data() {
                     data.content = Content::Zeros;
                 }
             }
         }
         self.requests[request as usize] = data;
+    }
+
+    /// A zone reset unmapped these sectors (whole pages): they read as zeros from now on. The
+    /// reset takes effect when the zone applies it, not when its erases finish, so it is a
+    /// write submitted and completed at once.
+    pub fn zone_reset(&mut self, start_sector: u64, sectors: u32) {
+        if sectors > 0 {
+            self.shadow.write_submitted(start_sector, sectors);
+            self.shadow.write_completed(start_sector, sectors, content::UNWRITTEN);
+        }
+    }
+
+    /// A zoned namespace's request reached its zone (`sim/zone_path.rs`): it is tracked from
+    /// now on at its device (dense) sectors, with `op` saying what it does there (a flush-like
+    /// no-op for one the zone refused). Host bytes it carries stay with it.
+    pub fn request_arrived_at_zone(&mut self, request: u32, op: Op, start_sector: u64, sectors: u32) {
+        let host = self.requests[request as usize].content == Content::Host;
+        self.request_submitted(request, op, start_sector, sectors);
+        if host && op.carries_data() {
+            self.requests[request as usize].content = Content::Host;
+        }
     }
 
     /// Page `lpa` starts with `bytes` (a whole page from a backing file) at physical page `ppa`.
@@ -239,7 +260,7 @@ impl DataEmulation {
     /// hold its version (zeros for a trim or write-zeroes; unchecked for host bytes).
     pub fn request_completed(&mut self, request: u32, op: Op) {
         let data = self.requests[request as usize];
-        if matches!(op, Op::Read | Op::Flush) || data.tracked.1 == 0 {
+        if matches!(op, Op::Read | Op::Flush) || op.is_zone_management() && op != Op::ZoneReset || data.tracked.1 == 0 {
             return;
         }
         if data.refused {

@@ -12,6 +12,7 @@
 use std::path::Path;
 
 use crate::config::Config;
+pub use crate::ftl::zones::ZoneDescriptor;
 use crate::sim::{SimError, Simulation};
 use crate::stats::breakdown::Breakdown;
 use crate::stats::Results;
@@ -34,11 +35,33 @@ pub enum Op {
     Trim,
     /// Store zeros at these sectors, without moving data over the link [Write Zeroes].
     WriteZeroes,
+    /// Zoned namespaces (`[zns]`): store `sectors` sectors at the write pointer of the zone
+    /// that starts at `start_sector`; the completion says where they landed
+    /// ([`Completion::assigned_sector`]) [Zone Append].
+    ZoneAppend,
+    /// Zone management send, to the zone starting at `start_sector` (no sectors): open the
+    /// zone explicitly [Open Zone], close it [Close Zone], make it full, padding its open blocks
+    /// [Finish Zone], or empty it, erasing its blocks [Reset Zone].
+    ZoneOpen,
+    ZoneClose,
+    ZoneFinish,
+    ZoneReset,
 }
 
 impl Op {
     /// Every op, in code order.
-    pub const ALL: [Op; 5] = [Op::Read, Op::Write, Op::Flush, Op::Trim, Op::WriteZeroes];
+    pub const ALL: [Op; 10] = [
+        Op::Read,
+        Op::Write,
+        Op::Flush,
+        Op::Trim,
+        Op::WriteZeroes,
+        Op::ZoneAppend,
+        Op::ZoneOpen,
+        Op::ZoneClose,
+        Op::ZoneFinish,
+        Op::ZoneReset,
+    ];
     const _ALL_IN_DECLARATION_ORDER: () = {
         let mut i = 0;
         while i < Op::ALL.len() {
@@ -69,12 +92,33 @@ impl Op {
             Op::Flush => "flush",
             Op::Trim => "trim",
             Op::WriteZeroes => "write_zeroes",
+            Op::ZoneAppend => "zone_append",
+            Op::ZoneOpen => "zone_open",
+            Op::ZoneClose => "zone_close",
+            Op::ZoneFinish => "zone_finish",
+            Op::ZoneReset => "zone_reset",
         }
     }
 
-    /// Whether the request carries a sector range (all but a flush do).
+    /// Whether the request carries a sector range (all but a flush and the zone management
+    /// ops do; those name a zone by its first sector).
     pub fn has_range(self) -> bool {
-        self != Op::Flush
+        self != Op::Flush && !self.is_zone_management()
+    }
+
+    /// Zone Management Send: open, close, finish, reset.
+    pub fn is_zone_management(self) -> bool {
+        matches!(self, Op::ZoneOpen | Op::ZoneClose | Op::ZoneFinish | Op::ZoneReset)
+    }
+
+    /// Ops that store sectors (and so must go to a zone's write pointer on a zoned namespace).
+    pub fn writes(self) -> bool {
+        matches!(self, Op::Write | Op::WriteZeroes | Op::ZoneAppend)
+    }
+
+    /// Ops whose data crosses the link to the device.
+    pub fn carries_data(self) -> bool {
+        matches!(self, Op::Write | Op::ZoneAppend)
     }
 }
 
@@ -102,8 +146,61 @@ pub enum Status {
     Success = 0,
     /// The device cannot do this here: a trim under block, hybrid or super-page mapping or on
     /// an Open-Channel device (NVMe: Invalid Command Opcode; the device advertises no
-    /// deallocate there).
+    /// deallocate there), or a zone command on a conventional namespace.
     Unsupported = 1,
+    /// Zoned namespaces (NVMe ZNS 1.1, figure 28: command specific status values). A read or
+    /// write crosses a zone's end or its capacity [Zone Boundary Error, B8h].
+    ZoneBoundaryError = 2,
+    /// A write to a full zone [Zone Is Full, B9h].
+    ZoneIsFull = 3,
+    /// A write to a read-only zone [Zone Is Read Only, BAh].
+    ZoneIsReadOnly = 4,
+    /// A read or write of an offline zone [Zone Is Offline, BBh].
+    ZoneIsOffline = 5,
+    /// A write not at the zone's write pointer [Zone Invalid Write, BCh].
+    ZoneInvalidWrite = 6,
+    /// Opening another zone would pass the active zone limit [Too Many Active Zones, BDh].
+    TooManyActiveZones = 7,
+    /// Opening another zone would pass the open zone limit [Too Many Open Zones, BEh].
+    TooManyOpenZones = 8,
+    /// A zone management op the zone's state does not allow [Invalid Zone State Transition, BFh].
+    InvalidZoneStateTransition = 9,
+    /// A zone append or management op not at a zone's first sector [Invalid Field in Command].
+    InvalidField = 10,
+}
+
+impl Status {
+    /// Every status, in code order.
+    pub const ALL: [Status; 11] = [
+        Status::Success,
+        Status::Unsupported,
+        Status::ZoneBoundaryError,
+        Status::ZoneIsFull,
+        Status::ZoneIsReadOnly,
+        Status::ZoneIsOffline,
+        Status::ZoneInvalidWrite,
+        Status::TooManyActiveZones,
+        Status::TooManyOpenZones,
+        Status::InvalidZoneStateTransition,
+        Status::InvalidField,
+    ];
+
+    /// The status's name (results.json, Python).
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Success => "success",
+            Status::Unsupported => "unsupported",
+            Status::ZoneBoundaryError => "zone_boundary_error",
+            Status::ZoneIsFull => "zone_is_full",
+            Status::ZoneIsReadOnly => "zone_is_read_only",
+            Status::ZoneIsOffline => "zone_is_offline",
+            Status::ZoneInvalidWrite => "zone_invalid_write",
+            Status::TooManyActiveZones => "too_many_active_zones",
+            Status::TooManyOpenZones => "too_many_open_zones",
+            Status::InvalidZoneStateTransition => "invalid_zone_state_transition",
+            Status::InvalidField => "invalid_field",
+        }
+    }
 }
 
 /// A finished request.
@@ -120,6 +217,8 @@ pub struct Completion {
     pub breakdown: Breakdown,
     /// A read's bytes, when the device keeps data (`[data] emulate`).
     pub data: Option<Vec<u8>>,
+    /// A successful zone append's first sector: where the device put the data.
+    pub assigned_sector: Option<u64>,
 }
 
 impl Completion {
@@ -147,6 +246,8 @@ pub enum SubmitError {
     DataNotKept,
     #[error("request id {id} is still in flight; ids must be unique among requests in flight")]
     DuplicateId { id: u64 },
+    #[error("a {op} names a zone by its first sector and carries no sectors, got {sectors}")]
+    ZoneOpWithSectors { op: &'static str, sectors: u32 },
 }
 
 /// A device an outside host drives (see the module comment).
@@ -215,10 +316,16 @@ impl Device {
         self.sim.host_queue_names()
     }
 
-    /// Logical sectors the host may address.
+    /// Logical sectors the host may address (on a zoned namespace: every zone's size, the
+    /// sectors past each zone's capacity included).
     pub fn logical_sectors(&self) -> u64 {
-        let g = self.sim.geometry();
-        g.logical_pages * g.sectors_per_page
+        self.sim.host_sectors()
+    }
+
+    /// Report Zones: descriptors of up to `count` zones from zone `first` (state, start, capacity
+    /// and write pointer in sectors), or `None` on a conventional namespace.
+    pub fn zone_report(&self, first: u64, count: u64) -> Option<Vec<ZoneDescriptor>> {
+        self.sim.zone_report(first, count)
     }
 
     /// Bytes of a logical page (the deallocation granularity of [`Op::Trim`]).

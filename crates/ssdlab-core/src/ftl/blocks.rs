@@ -277,6 +277,20 @@ impl BlockManager {
         block * self.pages_per_block + page
     }
 
+    /// Takes the next page of an open block as padding (a zone finish): it is programmed but
+    /// holds no data, so it counts as written and invalid.
+    pub fn pad_page(&mut self, block: u32, now: SimTime) -> u32 {
+        let b = block as usize;
+        let page = self.write_ptr[b] as u32;
+        debug_assert!(page < self.pages_per_block);
+        self.write_ptr[b] += 1;
+        if page + 1 == self.pages_per_block {
+            self.state[b] = BlockState::Full;
+            self.closed_at[b] = now;
+        }
+        block * self.pages_per_block + page
+    }
+
     /// Whether a program of `ppa` may be issued now without a doubt: it is its block's next
     /// page. (A higher page is in order too when the pages between were skipped, as block
     /// mapping does; the scheduler then checks that none of them still waits.)

@@ -12,6 +12,7 @@ pub mod placement;
 pub mod super_page;
 pub mod transaction;
 pub mod tsu;
+pub mod zones;
 
 use blocks::{BlockManager, Stream};
 use gc::VictimSelector;
@@ -134,6 +135,8 @@ pub struct Ftl {
     slc_cache: Option<crate::config::SlcCacheConfig>,
     /// FDP or the SLC cache count what each placed page was (`note_placement`).
     placement_stats: bool,
+    /// A zoned namespace's zones (`[zns]`): where their pages go and their state.
+    pub zones: Option<Box<zones::ZoneTable>>,
 }
 
 impl Ftl {
@@ -156,7 +159,12 @@ impl Ftl {
         let fdp = config.ftl.fdp.is_some();
         let per_handle = if fdp { handles as usize } else { 0 };
         let gc = vec![PlaneGc::default(); geometry.planes as usize];
-        let gc_threshold_blocks = geometry.gc_threshold_blocks(config.ftl.gc_threshold);
+        let zones = crate::config::ZoneLayout::of(config, &geometry)
+            .map_err(|e| format!("{}: {}", e.path, e.reason))?
+            .map(|layout| Box::new(zones::ZoneTable::new(layout, &geometry)));
+        // A zoned drive reclaims space only when the host resets zones: GC never starts.
+        let gc_threshold_blocks =
+            if zones.is_some() { 0 } else { geometry.gc_threshold_blocks(config.ftl.gc_threshold) };
         let victims = VictimSelector::new(
             config.ftl.gc_policy,
             config.ftl.gc_rga_candidates,
@@ -182,6 +190,7 @@ impl Ftl {
             reclaim_queue: Vec::new(),
             slc_cache: config.flash.slc_cache.clone(),
             placement_stats: fdp || config.flash.slc_cache.is_some(),
+            zones,
             flow_handles: if fdp {
                 config.flows.iter().map(|f| f.placement_handle.unwrap_or(0) as u8).collect()
             } else {
@@ -390,6 +399,23 @@ impl Ftl {
             self.note_placement(stream, host, opened);
         }
         ppa
+    }
+
+    /// Places a new version of zoned page `lpa` at `ppa` (which its zone allocated); the
+    /// previous version, if any, becomes invalid.
+    pub fn write_at(&mut self, lpa: u32, ppa: u32) {
+        if let Some(old) = self.map.remap(lpa, ppa) {
+            self.blocks.invalidate(old);
+        }
+        self.stats.user_programs += 1;
+    }
+
+    /// A zone's block has been erased (a zone reset): it goes back to its plane's pool.
+    pub fn erase_zone_block(&mut self, block: u32) {
+        let g = &self.geometry;
+        self.map.clear_physical(block * g.pages_per_block, g.pages_per_block);
+        self.blocks.erase(block);
+        self.stats.blocks_erased += 1;
     }
 
     /// FDP's per-handle and the SLC cache's counts of a page placed (`write`), off the write
@@ -642,6 +668,9 @@ impl Ftl {
     /// invalid + free pages = total.
     pub fn check_invariants(&self) -> Result<(), String> {
         self.map.check_agreement()?;
+        if let Some(zones) = &self.zones {
+            zones.check()?;
+        }
         self.blocks.check(|ppa| self.map.is_valid(ppa))?;
         let (valid, invalid, free) = self.blocks.page_totals();
         if valid + invalid + free != self.geometry.physical_pages {

@@ -31,6 +31,10 @@ pub enum TxnKind {
     MergeRead,
     MergeWrite,
     MergeErase,
+    /// Zoned namespaces: the erase of a block of a zone being reset, and a padding program of a
+    /// zone being finished. Their `request` field holds the zone management command's id.
+    ZoneErase,
+    ZonePad,
 }
 
 impl TxnKind {
@@ -41,8 +45,8 @@ impl TxnKind {
             TxnKind::UserRead | TxnKind::RmwRead => Class::UserRead,
             TxnKind::GcRead | TxnKind::MergeRead => Class::GcRead,
             TxnKind::GcWrite | TxnKind::MergeWrite => Class::GcWrite,
-            TxnKind::Erase | TxnKind::MergeErase => Class::Erase,
-            TxnKind::UserWrite => Class::UserWrite,
+            TxnKind::Erase | TxnKind::MergeErase | TxnKind::ZoneErase => Class::Erase,
+            TxnKind::UserWrite | TxnKind::ZonePad => Class::UserWrite,
             TxnKind::MappingRead => Class::MappingRead,
             TxnKind::MappingWrite => Class::MappingWrite,
         }

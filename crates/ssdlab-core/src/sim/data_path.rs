@@ -8,6 +8,7 @@ use super::flash_path::sector_mask;
 use super::{Request, Simulation};
 use crate::config::{Config, ConfigError};
 use crate::data::{DataEmulation, ReadSource};
+use crate::device::Op;
 use crate::flash::Geometry;
 use crate::ftl::mapping::UNMAPPED;
 use crate::ftl::transaction::{Transaction, TxnKind, NO_REQUEST};
@@ -55,7 +56,13 @@ impl Simulation {
     pub(super) fn data_request_submitted(&mut self, request: u32) {
         if let Some(d) = self.data.as_deref_mut() {
             let r = self.requests.get(request);
-            d.request_submitted(request, r.op, r.start_sector, r.sectors);
+            if self.ftl.zones.is_some() {
+                // Tracked once its zone has placed it (`zone_path`): an append's sectors are
+                // not known before.
+                d.request_submitted(request, Op::Flush, 0, 0);
+            } else {
+                d.request_submitted(request, r.op, r.start_sector, r.sectors);
+            }
         }
     }
 

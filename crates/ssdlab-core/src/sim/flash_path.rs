@@ -17,12 +17,21 @@ impl Simulation {
     /// the request is split into page transactions, each translated on its own, and pages of a
     /// read that the cache holds are served from DRAM.
     pub(super) fn on_command_arrived(&mut self, request: u32) {
+        if self.ftl.zones.is_some() && !self.zone_command_arrived(request) {
+            return;
+        }
+        self.serve_command(request);
+    }
+
+    /// [`Self::on_command_arrived`] past the zone check (a zoned namespace's writes skip the
+    /// write cache: their pages go to their zone's blocks).
+    pub(super) fn serve_command(&mut self, request: u32) {
         if self.serve_host_command(request) {
             return;
         }
         let (is_read, _, _) = self.request_sectors(request);
         let mode = self.cache.mode(self.requests_flow(request));
-        if !is_read && mode.caches_writes() && self.cache_write(request) {
+        if !is_read && mode.caches_writes() && self.ftl.zones.is_none() && self.cache_write(request) {
             return;
         }
         if !is_read && self.dram.detailed() {
@@ -151,7 +160,14 @@ impl Simulation {
     fn place_write(&mut self, id: u32) {
         let t = *self.txns.get(id);
         let old = self.data.as_ref().map(|_| self.ftl.map.lookup(t.lpa));
-        let ppa = self.ftl.write(t.lpa, t.plane, self.write_stream(&t), self.queue.now());
+        let ppa = match self.ftl.zones.as_deref_mut() {
+            Some(zones) if t.kind == TxnKind::UserWrite => {
+                let ppa = zones.allocate(zones.zone_of_page(t.lpa), t.plane, &mut self.ftl.blocks, self.queue.now());
+                self.ftl.write_at(t.lpa, ppa);
+                ppa
+            }
+            _ => self.ftl.write(t.lpa, t.plane, self.write_stream(&t), self.queue.now()),
+        };
         if let Some(old) = old {
             self.data_program(&t, old, ppa);
         }
@@ -559,6 +575,10 @@ impl Simulation {
                 self.txns.remove(id);
                 self.on_merge_txn_done(&t);
             }
+            TxnKind::ZoneErase | TxnKind::ZonePad => {
+                self.txns.remove(id);
+                self.zone_flash_work_done(&t);
+            }
             TxnKind::Erase => {
                 self.txns.remove(id);
                 let block = self.ftl.geometry.block_of_ppa(t.ppa);
@@ -646,7 +666,12 @@ impl Simulation {
     #[inline]
     fn can_place(&self, id: u32) -> bool {
         let t = self.txns.get(id);
-        self.ftl.blocks.can_allocate(t.plane, self.write_stream(t))
+        match self.ftl.zones.as_deref() {
+            Some(zones) if t.kind == TxnKind::UserWrite => {
+                zones.can_allocate(zones.zone_of_page(t.lpa), t.plane, &self.ftl.blocks)
+            }
+            _ => self.ftl.blocks.can_allocate(t.plane, self.write_stream(t)),
+        }
     }
 }
 

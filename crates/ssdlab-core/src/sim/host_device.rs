@@ -3,7 +3,7 @@
 //! time the host asks for, serves the commands only a host sends (flush, trim) and hands back
 //! completions.
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
 use super::{SimError, Simulation};
 use crate::config::{Config, FlowKind};
@@ -33,8 +33,8 @@ pub(super) struct HostSide {
     flushes: Vec<PendingFlush>,
     /// Scratch of `start_host_flush`.
     lines: Vec<(u16, u32)>,
-    /// Requests the device refused to serve (completed with `Status::Unsupported`).
-    unsupported: FxHashSet<u32>,
+    /// Where each zone append in flight landed (host sector), by request id.
+    assigned: FxHashMap<u32, u64>,
     /// Trims the mapping could not serve (block, hybrid, super-page, Open-Channel).
     refused_trims: u64,
 }
@@ -61,6 +61,13 @@ impl HostSide {
     fn is_host_flow(&self, flow: u16) -> bool {
         self.flow_queue.get(flow as usize).is_some_and(|&q| q != u16::MAX)
     }
+
+    /// A zone append was placed at `host_sector` (kept for the outside host's completion).
+    pub(super) fn note_assigned_sector(&mut self, request: u32, host_sector: u64) {
+        if !self.queue_flows.is_empty() {
+            self.assigned.insert(request, host_sector);
+        }
+    }
 }
 
 impl Simulation {
@@ -70,10 +77,20 @@ impl Simulation {
         let Some(&flow) = self.host.queue_flows.get(request.queue as usize) else {
             return Err(SubmitError::NoSuchQueue { queue: request.queue, queues });
         };
-        let g = &self.ftl.geometry;
-        let logical_sectors = g.logical_pages * g.sectors_per_page;
+        let logical_sectors = self.host_sectors();
         let op = request.op;
-        if op.has_range() {
+        if op.is_zone_management() {
+            if request.sectors != 0 {
+                return Err(SubmitError::ZoneOpWithSectors { op: op.name(), sectors: request.sectors });
+            }
+            if request.start_sector >= logical_sectors {
+                return Err(SubmitError::OutOfRange {
+                    start_sector: request.start_sector,
+                    sectors: 0,
+                    logical_sectors,
+                });
+            }
+        } else if op.has_range() {
             if request.sectors == 0 {
                 return Err(SubmitError::NoSectors { op: op.name() });
             }
@@ -89,7 +106,7 @@ impl Simulation {
             return Err(SubmitError::FlushWithRange { start_sector: request.start_sector, sectors: request.sectors });
         }
         if let Some(data) = request.data {
-            if op != Op::Write {
+            if !op.carries_data() {
                 return Err(SubmitError::DataOnNonWrite { op: op.name() });
             }
             let expected = request.sectors as u64 * SECTOR_BYTES;
@@ -113,7 +130,7 @@ impl Simulation {
         let id = self.submit_op(flow as usize, spec, op);
         if let Some(d) = self.data.as_deref_mut() {
             match (op, request.data) {
-                (Op::Write, Some(bytes)) => d.set_host_bytes(id, bytes),
+                (Op::Write | Op::ZoneAppend, Some(bytes)) => d.set_host_bytes(id, bytes),
                 (Op::Read, _) => d.want_read_bytes(id, request.sectors),
                 _ => {}
             }
@@ -195,7 +212,8 @@ impl Simulation {
             (Op::Read, Some(d)) => d.take_read_bytes(request),
             _ => None,
         };
-        let status = if self.host.unsupported.remove(&request) { Status::Unsupported } else { Status::Success };
+        let status = r.status;
+        let assigned_sector = self.host.assigned.remove(&request).filter(|_| status == Status::Success);
         self.host.completions.push(Completion {
             id,
             queue: self.host.flow_queue[r.flow as usize],
@@ -205,6 +223,7 @@ impl Simulation {
             completed_ps: self.now(),
             breakdown: *breakdown,
             data,
+            assigned_sector,
         });
     }
 
@@ -234,13 +253,22 @@ impl Simulation {
         match self.requests.get(request).op {
             Op::Flush => self.start_host_flush(request),
             Op::Trim => self.trim(request),
+            Op::ZoneAppend if self.ftl.zones.is_some() => return false,
+            Op::ZoneAppend | Op::ZoneOpen | Op::ZoneClose | Op::ZoneFinish | Op::ZoneReset => {
+                // A conventional namespace has no zones (a zoned one served these already).
+                self.requests.get_mut(request).status = Status::Unsupported;
+                if let Some(d) = self.data.as_deref_mut() {
+                    d.trim_refused(request);
+                }
+                self.complete_now(request);
+            }
             Op::Read | Op::Write | Op::WriteZeroes => return false,
         }
         true
     }
 
     /// Posts the completion of a request that needs no page transaction.
-    fn complete_now(&mut self, request: u32) {
+    pub(super) fn complete_now(&mut self, request: u32) {
         self.set_pending(request, 1);
         let now = self.now();
         self.finish_part(request, &Breakdown::default(), now);
@@ -256,9 +284,7 @@ impl Simulation {
             if let Some(d) = self.data.as_deref_mut() {
                 d.trim_refused(request);
             }
-            if self.host.is_host_flow(self.requests.get(request).flow) {
-                self.host.unsupported.insert(request);
-            }
+            self.requests.get_mut(request).status = Status::Unsupported;
             self.complete_now(request);
             return;
         }

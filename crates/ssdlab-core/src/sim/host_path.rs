@@ -94,6 +94,8 @@ impl Simulation {
             breakdown: Breakdown::default(),
             cache_bytes: 0,
             read_retries: 0,
+            status: crate::device::Status::Success,
+            zone_tracked: false,
         });
         flow.issued += 1;
         if flow.sq.len() < flow.sq_depth as usize {
@@ -154,7 +156,7 @@ impl Simulation {
         let r = self.requests.get_mut(request);
         let mut arrived = command_at;
         // Only a write moves data to the device (a trim's range list is in the command here).
-        if r.op == Op::Write {
+        if r.op.carries_data() {
             arrived = self.link.send_write_data(now, command_at, r.sectors as u64 * SECTOR_BYTES);
         }
         r.fetched_at = now;
@@ -192,7 +194,10 @@ impl Simulation {
         breakdown.add(Step::PcieData, r.arrived_at - r.command_at);
         breakdown.add(Step::Firmware, r.firmware_ps);
         // Flushes and trims move no data: they are not reads or writes in the statistics.
-        let moves_data = !matches!(r.op, Op::Flush | Op::Trim);
+        // Nor do zone management commands, or commands the device refused.
+        let moves_data = !matches!(r.op, Op::Flush | Op::Trim)
+            && !r.op.is_zone_management()
+            && r.status == crate::device::Status::Success;
         if moves_data {
             flow.stats.record(r.is_read, r.arrival, now, r.sectors as u64 * SECTOR_BYTES, &breakdown);
             self.series.record(f, r.is_read, now, now - r.arrival, r.sectors as u64 * SECTOR_BYTES, &self.ftl.stats);
@@ -222,6 +227,9 @@ impl Simulation {
             log.push((r.flow, r.seq));
         }
         self.host_request_completed(request, &r, &breakdown);
+        if r.zone_tracked {
+            self.zone_request_completed(r.start_sector);
+        }
         let flow = &self.flows[f];
         if flow.closed_loop_depth.is_some() && flow.may_issue(now) {
             if let Ok(Some(spec)) = self.generate(f) {

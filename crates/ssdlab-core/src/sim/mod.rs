@@ -26,6 +26,7 @@ mod read_pins;
 mod reliability_path;
 mod report;
 mod suspension;
+mod zone_path;
 
 use std::collections::VecDeque;
 use std::path::Path;
@@ -120,6 +121,10 @@ struct Request {
     cache_bytes: u64,
     /// Read retries of the request's slowest page (`[flash.reliability]`).
     read_retries: u8,
+    /// How it ended (a trim the mapping cannot serve, a command its zone refuses).
+    status: crate::device::Status,
+    /// Counted among its zone's commands in flight (`zone_path`).
+    zone_tracked: bool,
 }
 
 enum Source {
@@ -259,7 +264,7 @@ impl Simulation {
     }
 
     fn build(config: Config, base_dir: &Path, config_echo: serde_json::Value) -> Result<Self, SimError> {
-        let config = open_channel_path::device_config(config);
+        let config = zone_path::device_config(open_channel_path::device_config(config));
         // Before anything of the device's size is allocated (the geometry's plane table included).
         memory::check(&config)?;
         let geometry = Geometry::new(&config);
@@ -693,7 +698,11 @@ fn build_flows(
     base_dir: &Path,
 ) -> Result<Vec<Flow>, SimError> {
     // Each flow addresses its own domain (the whole space unless domains are per flow).
-    let logical_sectors = placement.domain_pages() * geometry.sectors_per_page;
+    let zones = crate::config::ZoneLayout::of(config, geometry)?;
+    let logical_sectors = match &zones {
+        Some(z) => z.host_sectors(),
+        None => placement.domain_pages() * geometry.sectors_per_page,
+    };
     let run_stop = config.run.max_simulated_time.as_ref().map_or(SimTime::MAX, |d| d.value);
     let mut flows = Vec::with_capacity(config.flows.len());
     for (i, fc) in config.flows.iter().enumerate() {
@@ -701,8 +710,10 @@ fn build_flows(
         let source = match fc.kind {
             FlowKind::Synthetic => {
                 let rng = RandomStream::new(flow_seed(config, i), STREAM_FLOW);
-                let generator = Synthetic::new(fc, logical_sectors, rng)
-                    .map_err(|reason| ConfigError::new(format!("{path}.request_size"), reason))?;
+                let key =
+                    if fc.address == Some(crate::config::AddressPattern::Zoned) { "address" } else { "request_size" };
+                let generator = Synthetic::new(fc, logical_sectors, zones.as_ref(), rng)
+                    .map_err(|reason| ConfigError::new(format!("{path}.{key}"), reason))?;
                 Source::Synthetic(generator)
             }
             FlowKind::Trace => {

@@ -49,6 +49,9 @@ impl Simulation {
     #[inline]
     pub(super) fn write_plane(&mut self, flow: usize, lpa: u32) -> u32 {
         let Some(oc) = self.open_channel.as_deref_mut() else {
+            if let Some(plane) = self.zone_write_plane(lpa) {
+                return plane;
+            }
             return self.ftl.placement.plane_for(flow, lpa as u64);
         };
         oc.host.pages_placed += 1;

@@ -312,6 +312,11 @@ impl Simulation {
             reliability: self.reliability_summary(),
             fdp: self.fdp_summary(),
             slc_cache: self.slc_cache_summary(),
+            zns: self
+                .ftl
+                .zones
+                .as_deref()
+                .map(|z| crate::ftl::zones::ZnsSummary::new(z, &self.ftl.stats, self.ftl.geometry.page_size_bytes)),
             flows,
             warnings,
             precondition: self.precondition_summary.clone(),

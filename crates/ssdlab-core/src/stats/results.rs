@@ -261,6 +261,10 @@ pub struct Results {
     /// `[flash.slc_cache]`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slc_cache: Option<crate::ftl::SlcCacheSummary>,
+    /// Zoned namespace: zone states, resets, finishes, refused commands and write
+    /// amplification (only with `[zns]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zns: Option<crate::ftl::zones::ZnsSummary>,
     /// Whose behaviour the run followed where simulators differ (`compat`, and each key it
     /// decides, as they ran; docs/fidelity.md). Last, as it came last.
     #[serde(default, skip_serializing_if = "Option::is_none")]

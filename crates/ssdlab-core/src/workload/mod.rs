@@ -3,6 +3,7 @@
 
 pub mod synthetic;
 pub mod trace;
+pub mod zoned;
 
 pub use crate::device::Op;
 use crate::time::SimTime;

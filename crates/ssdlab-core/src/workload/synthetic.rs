@@ -21,6 +21,8 @@ enum Pattern {
     Sequential {
         next_unit: u64,
     },
+    /// `address = "zoned"`: zones written in order, reset when the writer needs one.
+    Zoned(Box<super::zoned::ZoneWriter>),
 }
 
 /// How requests arrive: a closed loop keeps `depth` outstanding; an open loop draws exponential
@@ -82,7 +84,7 @@ impl Synthetic {
             Pattern::HotCold { hot_units, hot_traffic } => {
                 PatternModel::HotCold { hot_sectors: hot_units * self.align_sectors, hot_traffic }
             }
-            Pattern::Sequential { .. } => PatternModel::Sequential,
+            Pattern::Sequential { .. } | Pattern::Zoned(_) => PatternModel::Sequential,
         };
         AddressModel {
             write_fraction: 1.0 - self.read_fraction.clamp(0.0, 1.0),
@@ -93,9 +95,15 @@ impl Synthetic {
         }
     }
 
-    /// Builds a generator over a device of `logical_sectors`. Returns an error message if the
-    /// request size does not fit the working set.
-    pub fn new(flow: &FlowConfig, logical_sectors: u64, rng: RandomStream) -> Result<Self, String> {
+    /// Builds a generator over a device of `logical_sectors` (with `zones`, a zoned
+    /// namespace's layout). Returns an error message if the request size does not fit the
+    /// working set.
+    pub fn new(
+        flow: &FlowConfig,
+        logical_sectors: u64,
+        zones: Option<&crate::config::ZoneLayout>,
+        rng: RandomStream,
+    ) -> Result<Self, String> {
         let align_sectors = flow.alignment.as_ref().map_or(1, |a| a.value / SECTOR_BYTES);
         let ws = flow.working_set.unwrap_or(1.0);
         let start = flow.working_set_start.unwrap_or(0.0);
@@ -122,6 +130,16 @@ impl Synthetic {
         let pattern = match flow.address.unwrap_or(AddressPattern::Uniform) {
             AddressPattern::Uniform => Pattern::Uniform,
             AddressPattern::Sequential => Pattern::Sequential { next_unit: 0 },
+            AddressPattern::Zoned => {
+                let layout = zones.ok_or("address = \"zoned\" needs a zoned namespace ([zns])")?;
+                Pattern::Zoned(Box::new(super::zoned::ZoneWriter::new(
+                    layout,
+                    ws_start_sector,
+                    ws_sectors,
+                    flow.open_zones.unwrap_or(1),
+                    flow.zone_append.unwrap_or(false),
+                )?))
+            }
             AddressPattern::Hotcold => Pattern::HotCold {
                 hot_units: ((units as f64 * flow.hot_fraction.unwrap_or(0.2)).round() as u64)
                     .clamp(1, units.max(2) - 1),
@@ -169,6 +187,10 @@ impl Synthetic {
                 (self.rng.normal(mean, stdev).round().max(1.0) as u64).min(self.ws_sectors).min(u32::MAX as u64)
             }
         };
+        if let Pattern::Zoned(writer) = &mut self.pattern {
+            let (op, start_sector, sectors) = writer.next(&mut self.rng, is_read, sectors);
+            return RequestSpec { arrival, op, start_sector, sectors };
+        }
         let units = self.ws_sectors / self.align_sectors;
         // A flow that gives no random_fraction (1) draws nothing here, so its stream is the same
         // as before the key existed.
@@ -189,6 +211,7 @@ impl Synthetic {
                 *next_unit = (u + sectors.div_ceil(self.align_sectors)) % units;
                 u
             }
+            Pattern::Zoned(_) => unreachable!("served above"),
         };
         // Keep the request inside the working set: move its start back if it would run past the end.
         let mut offset = unit * self.align_sectors;
@@ -220,7 +243,7 @@ mod tests {
     }
 
     fn starts(random_fraction: Option<f64>, n: usize) -> Vec<u64> {
-        let mut g = Synthetic::new(&flow(random_fraction), 8_000, RandomStream::new(7, 0)).unwrap();
+        let mut g = Synthetic::new(&flow(random_fraction), 8_000, None, RandomStream::new(7, 0)).unwrap();
         (0..n).map(|_| g.next(0).start_sector).collect()
     }
 

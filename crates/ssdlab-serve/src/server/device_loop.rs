@@ -306,6 +306,8 @@ impl<'d> DeviceLoop<'d> {
             let mut error = match c.status {
                 Status::Success => 0,
                 Status::Unsupported => protocol::ENOTSUP,
+                // NBD carries no zone commands; a zoned device refuses misplaced writes.
+                _ => protocol::EIO,
             };
             if error == 0 && c.op == Op::Flush && self.device.has_backing_file() && self.device.persist().is_err() {
                 error = protocol::EIO; // durable before the reply, or an error

@@ -1,0 +1,259 @@
+//! Zoned namespaces from the simulation's side (`[zns]`; the zone table is `ftl::zones`).
+//!
+//! When a command reaches the device its zone checks it (ZNS 1.1 section 2.1: state, write
+//! pointer, open and active limits). A write the zone takes moves to its dense device address
+//! and goes on like any write, except that it skips the write cache (its pages go to the zone's
+//! own blocks; the drive's write buffer is not modelled for zones). A command the zone refuses
+//! completes at once with the spec's status. A reset or finish waits for the zone's writes in
+//! flight, and the commands the host sends to the zone after it wait behind it, so the zone
+//! sees them in the order they arrived. A reset unmaps what the zone held and erases its
+//! blocks; a finish pads its open blocks; both complete when that flash work is done.
+
+use super::Simulation;
+use crate::config::Config;
+use crate::device::{Op, Status};
+use crate::ftl::blocks::BlockState;
+use crate::ftl::mapping::UNMAPPED;
+use crate::ftl::transaction::TxnKind;
+use crate::ftl::zones::{Management, ZoneDescriptor, ZoneState};
+use crate::stats::breakdown::Breakdown;
+
+/// The configuration a zoned device runs with: its zone map is all the mapping it keeps, in
+/// DRAM (no translation pages in flash), and every zone starts empty.
+pub(super) fn device_config(mut config: Config) -> Config {
+    if config.zns.is_some() {
+        config.ftl.ideal_mapping = true;
+        config.precondition.mode = crate::config::PreconditionMode::None;
+    }
+    config
+}
+
+impl Simulation {
+    /// Sectors the host addresses: every zone's size on a zoned namespace.
+    pub(crate) fn host_sectors(&self) -> u64 {
+        match self.ftl.zones.as_deref() {
+            Some(z) => z.layout.host_sectors(),
+            None => self.ftl.geometry.logical_sectors(),
+        }
+    }
+
+    /// The zone's check of a command that reached the device. Returns whether it goes on
+    /// (translated to its dense address) to the cache and the FTL.
+    pub(super) fn zone_command_arrived(&mut self, request: u32) -> bool {
+        let Some(zones) = self.ftl.zones.as_deref_mut() else { return true };
+        let r = self.requests.get(request);
+        let (op, start, sectors) = (r.op, r.start_sector, r.sectors);
+        match op {
+            Op::Flush => true,
+            Op::Trim => {
+                // Space on a zoned namespace comes back by zone resets, not deallocation.
+                self.fail_zone_request(request, Status::Unsupported);
+                false
+            }
+            Op::Read => {
+                let (zone, offset) = zones.locate(start);
+                if offset + sectors as u64 > zones.layout.capacity_sectors {
+                    self.fail_zone_request(request, Status::ZoneBoundaryError);
+                    return false;
+                }
+                if zones.state(zone) == ZoneState::Offline {
+                    self.fail_zone_request(request, Status::ZoneIsOffline);
+                    return false;
+                }
+                let dense = zones.dense_sector(zone, offset);
+                self.requests.get_mut(request).start_sector = dense;
+                if let Some(d) = self.data.as_deref_mut() {
+                    d.request_arrived_at_zone(request, op, dense, sectors);
+                }
+                true
+            }
+            _ => {
+                let (zone, _) = zones.locate(start);
+                if zones.has_held(zone) {
+                    zones.hold(zone, request);
+                    return false;
+                }
+                self.zone_dispatch(request)
+            }
+        }
+    }
+
+    /// A write or zone management command's turn at its zone. Returns whether it goes on.
+    fn zone_dispatch(&mut self, request: u32) -> bool {
+        let zones = self.ftl.zones.as_deref_mut().expect("zoned");
+        let r = self.requests.get(request);
+        let (op, start, sectors) = (r.op, r.start_sector, r.sectors);
+        let (zone, offset) = zones.locate(start);
+        if op.is_zone_management() {
+            if zones.writes_in_flight(zone) > 0 {
+                zones.hold(zone, request);
+            } else {
+                self.apply_zone_management(request, zone);
+            }
+            return false;
+        }
+        match zones.accept_write(zone, offset, sectors, op == Op::ZoneAppend) {
+            Ok(at) => {
+                let dense = zones.dense_sector(zone, at);
+                let host_sector = zone as u64 * zones.layout.zone_sectors + at;
+                let r = self.requests.get_mut(request);
+                r.start_sector = dense;
+                r.zone_tracked = true;
+                if op == Op::ZoneAppend {
+                    self.host.note_assigned_sector(request, host_sector);
+                }
+                if let Some(d) = self.data.as_deref_mut() {
+                    d.request_arrived_at_zone(request, op, dense, sectors);
+                }
+                true
+            }
+            Err(status) => {
+                self.fail_zone_request(request, status);
+                false
+            }
+        }
+    }
+
+    /// Completes `request` at once with `status` (nothing was done).
+    pub(super) fn fail_zone_request(&mut self, request: u32, status: Status) {
+        self.requests.get_mut(request).status = status;
+        if let Some(zones) = self.ftl.zones.as_deref_mut() {
+            zones.counts.failed[status as usize] += 1;
+        }
+        if let Some(d) = self.data.as_deref_mut() {
+            d.request_arrived_at_zone(request, Op::Flush, 0, 0);
+        }
+        self.complete_now(request);
+    }
+
+    fn apply_zone_management(&mut self, request: u32, zone: u32) {
+        let op = self.requests.get(request).op;
+        let offline = op == Op::ZoneReset && self.zone_group_short_of_blocks(zone);
+        let zones = self.ftl.zones.as_deref_mut().expect("zoned");
+        if zones.locate(self.requests.get(request).start_sector).1 != 0 {
+            return self.fail_zone_request(request, Status::InvalidField);
+        }
+        let outcome = zones.manage(zone, op, offline);
+        let dense = zones.dense_sector(zone, 0);
+        self.requests.get_mut(request).start_sector = dense;
+        match outcome {
+            Err(status) => self.fail_zone_request(request, status),
+            Ok(Management::Done) => {
+                if let Some(d) = self.data.as_deref_mut() {
+                    d.request_arrived_at_zone(request, Op::Flush, 0, 0);
+                }
+                self.complete_now(request);
+            }
+            Ok(Management::Reset { written_sectors, blocks }) => {
+                let pages = zones.pages_covering(zone, written_sectors);
+                zones.counts.blocks_erased += blocks.len() as u64;
+                if !blocks.is_empty() {
+                    zones.write_started(zone);
+                }
+                let spp = self.ftl.geometry.sectors_per_page;
+                let sectors = (pages.end - pages.start) * spp;
+                for lpa in pages {
+                    self.cache.forget(lpa as u32, u64::MAX, None);
+                    self.ftl.deallocate(lpa as u32);
+                }
+                if let Some(d) = self.data.as_deref_mut() {
+                    d.request_arrived_at_zone(request, Op::Flush, 0, 0);
+                    d.zone_reset(dense, sectors as u32);
+                }
+                if blocks.is_empty() {
+                    return self.complete_now(request);
+                }
+                self.requests.get_mut(request).zone_tracked = true;
+                self.set_pending(request, blocks.len() as u32);
+                for block in blocks {
+                    self.queue_block_erase(TxnKind::ZoneErase, request, block);
+                }
+            }
+            Ok(Management::Finish { open_blocks }) => {
+                if let Some(d) = self.data.as_deref_mut() {
+                    d.request_arrived_at_zone(request, Op::Flush, 0, 0);
+                }
+                let pads = zones.layout.finish_pads;
+                let ppb = self.ftl.geometry.pages_per_block;
+                let now = self.now();
+                let mut padded = 0u32;
+                for block in open_blocks.into_iter().filter(|_| pads) {
+                    while self.ftl.blocks.written_pages(block) < ppb {
+                        let ppa = self.ftl.blocks.pad_page(block, now);
+                        self.queue_txn(TxnKind::ZonePad, request, UNMAPPED, ppa, 0);
+                        padded += 1;
+                    }
+                }
+                let zones = self.ftl.zones.as_deref_mut().expect("zoned");
+                zones.counts.pad_pages += padded as u64;
+                if padded == 0 {
+                    return self.complete_now(request);
+                }
+                zones.write_started(zone);
+                self.requests.get_mut(request).zone_tracked = true;
+                self.set_pending(request, padded);
+            }
+        }
+    }
+
+    /// Whether worn-out blocks leave a plane of `zone`'s group too few to back every zone of the
+    /// group still in service (the zone then goes offline at its reset).
+    fn zone_group_short_of_blocks(&self, zone: u32) -> bool {
+        if self.ftl.blocks.retired_blocks == 0 {
+            return false;
+        }
+        let zones = self.ftl.zones.as_deref().expect("zoned");
+        let in_service = zones.zones_in_group(zone).filter(|&z| zones.state(z) != ZoneState::Offline).count() as u64;
+        let needed = in_service * zones.layout.blocks_per_plane as u64;
+        zones.planes_of(zone).iter().any(|&plane| {
+            let healthy = self
+                .ftl
+                .blocks
+                .blocks_of_plane(plane)
+                .filter(|&b| self.ftl.blocks.state(b) != BlockState::Retired)
+                .count() as u64;
+            // One erased block per plane stays in reserve.
+            healthy < needed + 1
+        })
+    }
+
+    /// A zone's erase or padding program finished.
+    pub(super) fn zone_flash_work_done(&mut self, t: &crate::ftl::transaction::Transaction) {
+        if t.kind == TxnKind::ZoneErase {
+            self.data_erase(t.ppa);
+            let block = self.ftl.geometry.block_of_ppa(t.ppa);
+            self.ftl.erase_zone_block(block);
+        }
+        self.finish_part(t.request, &Breakdown::default(), self.now());
+    }
+
+    /// A request the zone counted (a write, or a reset or finish with flash work) completed:
+    /// commands waiting for the zone may go.
+    pub(super) fn zone_request_completed(&mut self, start_sector: u64) {
+        let zones = self.ftl.zones.as_deref_mut().expect("zoned");
+        let zone = (start_sector / zones.layout.capacity_sectors) as u32;
+        zones.write_done(zone);
+        loop {
+            let requests = &self.requests;
+            let zones = self.ftl.zones.as_deref_mut().expect("zoned");
+            let next = zones.next_held(zone, |r, in_flight| in_flight == 0 || !requests.get(r).op.is_zone_management());
+            let Some(next) = next else { break };
+            if self.zone_dispatch(next) {
+                self.serve_command(next);
+            }
+        }
+    }
+
+    /// The plane the next page of zoned logical page `lpa` goes to.
+    #[inline]
+    pub(super) fn zone_write_plane(&mut self, lpa: u32) -> Option<u32> {
+        let zones = self.ftl.zones.as_deref_mut()?;
+        let zone = zones.zone_of_page(lpa);
+        Some(zones.next_plane(zone))
+    }
+
+    /// Report Zones (None on a conventional namespace).
+    pub(crate) fn zone_report(&self, first: u64, count: u64) -> Option<Vec<ZoneDescriptor>> {
+        Some(self.ftl.zones.as_deref()?.report(first, count))
+    }
+}
