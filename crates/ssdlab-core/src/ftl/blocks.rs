@@ -452,6 +452,11 @@ impl BlockManager {
         self.state[block as usize] = BlockState::Victim;
     }
 
+    /// Whether `block`'s next erase retires it (it reaches the P/E cycle limit).
+    pub fn retires_at_next_erase(&self, block: u32) -> bool {
+        self.erase_count[block as usize] + 1 >= self.pe_cycle_limit
+    }
+
     /// Erases a block and returns it to its plane's free pool, or retires it if it has reached the
     /// P/E cycle limit. Returns whether it was retired.
     pub fn erase(&mut self, block: u32) -> bool {

@@ -204,6 +204,11 @@ impl ZoneTable {
         &self.group_planes[g * zp..(g + 1) * zp]
     }
 
+    /// The blocks `zone` has taken since its last reset.
+    pub fn blocks_of(&self, zone: u32) -> &[u32] {
+        self.blocks.get(&zone).map_or(&[], |b| b.as_slice())
+    }
+
     /// Zones in the same group as `zone` (including it).
     pub fn zones_in_group(&self, zone: u32) -> impl Iterator<Item = u32> + '_ {
         let g = zone % self.groups;

@@ -196,13 +196,22 @@ impl Simulation {
         }
     }
 
-    /// Whether worn-out blocks leave a plane of `zone`'s group too few to back every zone of the
-    /// group still in service (the zone then goes offline at its reset).
+    /// Whether worn-out blocks, counting those this reset's erases will retire, leave a plane of
+    /// `zone`'s group too few to back every zone of the group still in service (the zone then
+    /// goes offline at its reset).
     fn zone_group_short_of_blocks(&self, zone: u32) -> bool {
-        if self.ftl.blocks.retired_blocks == 0 {
+        let zones = self.ftl.zones.as_deref().expect("zoned");
+        let blocks = &self.ftl.blocks;
+        let retiring = |plane: u32| {
+            zones
+                .blocks_of(zone)
+                .iter()
+                .filter(|&&b| self.ftl.geometry.plane_of_block(b) == plane && blocks.retires_at_next_erase(b))
+                .count() as u64
+        };
+        if blocks.retired_blocks == 0 && zones.blocks_of(zone).iter().all(|&b| !blocks.retires_at_next_erase(b)) {
             return false;
         }
-        let zones = self.ftl.zones.as_deref().expect("zoned");
         let in_service = zones.zones_in_group(zone).filter(|&z| zones.state(z) != ZoneState::Offline).count() as u64;
         let needed = in_service * zones.layout.blocks_per_plane as u64;
         zones.planes_of(zone).iter().any(|&plane| {
@@ -211,7 +220,8 @@ impl Simulation {
                 .blocks
                 .blocks_of_plane(plane)
                 .filter(|&b| self.ftl.blocks.state(b) != BlockState::Retired)
-                .count() as u64;
+                .count() as u64
+                - retiring(plane);
             // One erased block per plane stays in reserve.
             healthy < needed + 1
         })
