@@ -120,8 +120,9 @@ class Device:
         `id` is given). `op` is one of ``read``, ``write``, ``flush``, ``trim``,
         ``write_zeroes``, and on a zoned namespace ``zone_append`` and the zone management ops
         ``zone_open``, ``zone_close``, ``zone_finish``, ``zone_reset`` (`start_sector` is the
-        zone's first sector, no sectors); `data` (a write's ``sectors`` x 512 bytes) is kept and returned by
-        later reads (needs ``data.emulate``). Raises ValueError naming what is wrong."""
+        zone's first sector, no sectors); `data` (a write's ``sectors`` x 512 bytes) is kept
+        and returned by later reads (needs ``data.emulate``). Raises ValueError naming what is
+        wrong."""
         if id is None:
             id = self._next_id
         payload = bytes(data) if data is not None and not isinstance(data, bytes) else data

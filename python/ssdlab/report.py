@@ -253,6 +253,36 @@ def _run_sections(page: _Page, results: Results) -> None:
 
     if results.reliability is not None:
         _reliability_sections(page, results)
+    if results.zns is not None:
+        _zns_section(page, results)
+
+
+def _zns_section(page: _Page, results: Results) -> None:
+    """A zoned namespace: its layout, zone states at the end, the zone commands and what the
+    zones refused (resets' erases show in the GC chart above as blocks erased)."""
+    z = results.zns
+    page.heading("Zoned namespace")
+    wa = "n/a" if z.write_amplification is None else f"{z.write_amplification:.3f}"
+    page.paragraph(
+        f"{z.zones:,} zones of {_fmt(z.zone_capacity_bytes / 2**20)} MiB capacity in "
+        f"{_fmt(z.zone_size_bytes / 2**20)} MiB, each over {z.zone_planes} plane(s); at most "
+        f"{z.max_open_zones} open and {z.max_active_zones} active (peaks {z.peak_open_zones} and "
+        f"{z.peak_active_zones}). Write amplification {wa}; GC moved {z.gc_bytes_moved:,} bytes."
+    )
+    page.table(["state", "zones at the end"], [[s, n] for s, n in z.zone_states.items()])
+    commands = [
+        ["writes", z.writes],
+        ["appends", z.appends],
+        ["explicit opens", z.explicit_opens],
+        ["closes", z.closes],
+        ["implicit closes (open limit)", z.implicit_closes],
+        ["finishes", z.finishes],
+        ["resets", z.resets],
+        ["blocks erased by resets", z.blocks_erased],
+        ["padding bytes programmed by finishes", z.pad_bytes],
+        *[[f"refused: {status}", n] for status, n in z.failed.items()],
+    ]
+    page.table(["zone commands", "count"], commands)
 
 
 def _time_series_sections(page: _Page, results: Results) -> None:

@@ -34,6 +34,7 @@ from ssdlab.results_device import (
     PowerStates,
     Reliability,
     SlcCache,
+    Zns,
 )
 
 if TYPE_CHECKING:
@@ -406,6 +407,8 @@ with warnings.catch_warnings():
         """Only with ``[ftl.fdp]``: the FDP statistics log and each handle's bytes."""
         slc_cache: SlcCache | None = None
         """Only with ``[flash.slc_cache]``: host bytes into the SLC cache and folded out."""
+        zns: Zns | None = None
+        """Only with ``[zns]``: zone states, resets, finishes and refused zone commands."""
 
         # Where the records file is: a folder holding ``request_records.file``, or a temporary
         # folder owned by these results (removed with them).
@@ -449,7 +452,7 @@ with warnings.catch_warnings():
                 "data",
             )
             later = ("power_states", "host_interface", "open_channel", "reliability", "fdp")
-            later = (*later, "slc_cache")
+            later = (*later, "slc_cache", "zns")
             for optional in (*optionals, *later):
                 if document.get(optional) is None:
                     document.pop(optional, None)

@@ -351,3 +351,38 @@ class SlcCache(_Document):
     blocks_folded: int
     bytes_folded: int
     blocks_in_use_at_end: int
+
+
+class Zns(_Document):
+    """A zoned namespace (``zns``; only with ``[zns]``): zone states at the end, what the host's
+    zone commands did, and what the zones refused."""
+
+    zones: int
+    zone_size_bytes: int
+    zone_capacity_bytes: int
+    zone_planes: int
+    max_open_zones: int
+    max_active_zones: int
+    zone_states: dict[str, int]
+    """Zones per state at the end: empty, implicitly_open, explicitly_open, closed, full,
+    read_only, offline."""
+    peak_open_zones: int
+    peak_active_zones: int
+    writes: int
+    appends: int
+    host_bytes_written: int
+    explicit_opens: int
+    closes: int
+    implicit_closes: int
+    """Implicitly open zones the device closed to open another (the open limit)."""
+    finishes: int
+    resets: int
+    blocks_erased: int
+    pad_bytes: int
+    """Bytes a zone finish programmed as padding."""
+    media_bytes_written: int
+    gc_bytes_moved: int
+    """0 on a zoned drive: space comes back by zone resets."""
+    write_amplification: float | None
+    failed: dict[str, int]
+    """Commands the zones refused, by status (zone_invalid_write, zone_is_full, ...)."""

@@ -14,7 +14,7 @@ use std::ffi::{c_char, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
-use ssdlab_core::device::{Completion, HostRequest, Op, Status};
+use ssdlab_core::device::{Completion, HostRequest, Op};
 use ssdlab_core::stats::breakdown::STEPS;
 use ssdlab_core::{Config, Device};
 

@@ -287,7 +287,8 @@ fn validate_ftl(config: &Config) -> Result<(), ConfigError> {
     }
     let reserve = geometry.held_back_blocks(ftl.gc_threshold) as u64;
     let usable = geometry.usable_pages_per_plane(ftl.gc_threshold);
-    if geometry.max_mapped_pages_per_plane() > usable {
+    // A zoned namespace never collects garbage: its zones fit by construction (`zns::validate`).
+    if config.zns.is_none() && geometry.max_mapped_pages_per_plane() > usable {
         // Blame the GC threshold if the smallest threshold (2 blocks) would have fitted.
         let usable_at_min = geometry.usable_pages_per_plane(0.0);
         if geometry.max_mapped_pages_per_plane() <= usable_at_min {

@@ -28,7 +28,7 @@ pub struct ZnsConfig {
     /// Planes a zone's data is striped over (default: every plane). Planes are taken in the
     /// static allocation order (`ftl.allocation`, channel first by default): `channels`
     /// gives each zone one plane per channel; 1 confines a zone to a single plane, as ConfZNS
-    /// (Song et al., HotStorage 2023) studies. Must divide the plane count.
+    /// (Song et al., SYSTOR 2023) studies. Must divide the plane count.
     pub zone_planes: Option<u32>,
     /// Most zones open at once (MOR + 1; default 14, WD Ultrastar DC ZN540's figure). A write to
     /// an empty or closed zone opens it implicitly; when the limit is reached the device closes
@@ -68,7 +68,7 @@ impl ZoneLayout {
         let err = |key: &str, reason: String| ConfigError::new(format!("zns.{key}"), reason);
         let planes = geometry.planes;
         let zone_planes = z.zone_planes.unwrap_or(planes);
-        if zone_planes == 0 || planes % zone_planes != 0 {
+        if zone_planes == 0 || !planes.is_multiple_of(zone_planes) {
             return Err(err(
                 "zone_planes",
                 format!(
@@ -79,7 +79,7 @@ impl ZoneLayout {
         let block_bytes = geometry.pages_per_block as u64 * geometry.page_size_bytes;
         let stripe_bytes = block_bytes * zone_planes as u64;
         let capacity = z.zone_capacity.as_ref().map_or(stripe_bytes, |c| c.value);
-        if capacity == 0 || capacity % stripe_bytes != 0 {
+        if capacity == 0 || !capacity.is_multiple_of(stripe_bytes) {
             return Err(err(
                 "zone_capacity",
                 format!(
@@ -90,7 +90,7 @@ impl ZoneLayout {
         let blocks_per_zone_plane = (capacity / stripe_bytes) as u32;
         let capacity_sectors = capacity / SECTOR_BYTES;
         let zone_bytes = z.zone_size.as_ref().map_or(capacity.next_power_of_two(), |s| s.value);
-        if zone_bytes < capacity || zone_bytes % SECTOR_BYTES != 0 {
+        if zone_bytes < capacity || !zone_bytes.is_multiple_of(SECTOR_BYTES) {
             return Err(err(
                 "zone_size",
                 format!(

@@ -135,6 +135,9 @@ pub struct ZoneTable {
     open_zones: Vec<u32>,
     active: u32,
     frontiers: FxHashMap<u32, Frontier>,
+    /// Management commands the zone has taken, by request: their flash work, done when they
+    /// reach the device.
+    pub pending: FxHashMap<u32, Management>,
     /// Blocks each zone has taken since it was last reset.
     blocks: FxHashMap<u32, Vec<u32>>,
     pub counts: ZoneCounts,
@@ -165,6 +168,7 @@ impl ZoneTable {
             open_zones: Vec::new(),
             active: 0,
             frontiers: FxHashMap::default(),
+            pending: FxHashMap::default(),
             blocks: FxHashMap::default(),
             counts: ZoneCounts::default(),
             layout,

@@ -646,7 +646,7 @@ impl Simulation {
         self.note_gc_map_update(t.lpa);
     }
 
-    fn retry_stalled_writes(&mut self, plane: u32) {
+    pub(super) fn retry_stalled_writes(&mut self, plane: u32) {
         while !self.stalled_gc_writes[plane as usize].is_empty()
             && self.ftl.blocks.can_allocate(plane, self.ftl.gc_stream(plane))
         {

@@ -151,6 +151,14 @@ impl Simulation {
     /// The device reads the command over the link, and for a write the data right after it. An
     /// Open-Channel host FTL first spends its CPU time on the request's pages.
     fn fetch(&mut self, request: u32) {
+        if self.ftl.zones.is_some() && !self.zone_command_fetched(request) {
+            return;
+        }
+        self.transfer_command(request);
+    }
+
+    /// The command (and a write's data) crosses the link into the device.
+    pub(super) fn transfer_command(&mut self, request: u32) {
         let now = self.now() + self.host_ftl_time(request);
         let command_at = self.link.send_command(now);
         let r = self.requests.get_mut(request);

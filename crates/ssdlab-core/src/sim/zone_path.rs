@@ -37,17 +37,38 @@ impl Simulation {
         }
     }
 
-    /// The zone's check of a command that reached the device. Returns whether it goes on
-    /// (translated to its dense address) to the cache and the FTL.
+    /// The zone's check of a write or zone management command the controller fetched (in the
+    /// order the host queued them: the zone sees them before a write's data crosses the link, so
+    /// a reset queued after a write cannot overtake it). Returns whether it goes on to the link;
+    /// a refused command completes, a management command is served, a held one waits.
+    pub(super) fn zone_command_fetched(&mut self, request: u32) -> bool {
+        let zones = self.ftl.zones.as_deref_mut().expect("zoned");
+        let r = self.requests.get(request);
+        if !r.op.writes() && !r.op.is_zone_management() {
+            return true;
+        }
+        let (zone, _) = zones.locate(r.start_sector);
+        if zones.has_held(zone) {
+            zones.hold(zone, request);
+            return false;
+        }
+        self.zone_dispatch(request)
+    }
+
+    /// The zone's check of a read, trim or flush that reached the device (writes and zone
+    /// management were checked when fetched). Returns whether it goes on to the cache and FTL.
     pub(super) fn zone_command_arrived(&mut self, request: u32) -> bool {
         let Some(zones) = self.ftl.zones.as_deref_mut() else { return true };
         let r = self.requests.get(request);
         let (op, start, sectors) = (r.op, r.start_sector, r.sectors);
         match op {
-            Op::Flush => true,
             Op::Trim => {
                 // Space on a zoned namespace comes back by zone resets, not deallocation.
                 self.fail_zone_request(request, Status::Unsupported);
+                false
+            }
+            op if op.is_zone_management() => {
+                self.zone_management_arrived(request);
                 false
             }
             Op::Read => {
@@ -67,18 +88,25 @@ impl Simulation {
                 }
                 true
             }
-            _ => {
-                let (zone, _) = zones.locate(start);
-                if zones.has_held(zone) {
-                    zones.hold(zone, request);
-                    return false;
-                }
-                self.zone_dispatch(request)
-            }
+            _ => true,
         }
     }
 
-    /// A write or zone management command's turn at its zone. Returns whether it goes on.
+    /// Marks a command the zone handles in the controller as fetched and in the device now
+    /// (a management command or a refusal has no data to move).
+    fn zone_command_in_device(&mut self, request: u32) {
+        let now = self.now();
+        let r = self.requests.get_mut(request);
+        if r.fetched_at == 0 && r.command_at == 0 {
+            r.fetched_at = now;
+            r.command_at = now;
+            r.arrived_at = now;
+        }
+    }
+
+    /// A write or zone management command's turn at its zone. Returns whether it goes on to
+    /// the link. A management command changes the zone's state now and does its flash work when
+    /// it reaches the device ([`Self::zone_management_arrived`]).
     fn zone_dispatch(&mut self, request: u32) -> bool {
         let zones = self.ftl.zones.as_deref_mut().expect("zoned");
         let r = self.requests.get(request);
@@ -87,10 +115,31 @@ impl Simulation {
         if op.is_zone_management() {
             if zones.writes_in_flight(zone) > 0 {
                 zones.hold(zone, request);
-            } else {
-                self.apply_zone_management(request, zone);
+                return false;
             }
-            return false;
+            if offset != 0 {
+                self.fail_zone_request(request, Status::InvalidField);
+                return false;
+            }
+            let offline = op == Op::ZoneReset && self.zone_group_short_of_blocks(zone);
+            let zones = self.ftl.zones.as_deref_mut().expect("zoned");
+            return match zones.manage(zone, op, offline) {
+                Err(status) => {
+                    self.fail_zone_request(request, status);
+                    false
+                }
+                Ok(work) => {
+                    if !matches!(work, Management::Done) {
+                        // Later management of the zone waits for this one's flash work.
+                        zones.write_started(zone);
+                        self.requests.get_mut(request).zone_tracked = true;
+                    }
+                    zones.pending.insert(request, work);
+                    let dense = zones.dense_sector(zone, 0);
+                    self.requests.get_mut(request).start_sector = dense;
+                    true
+                }
+            };
         }
         match zones.accept_write(zone, offset, sectors, op == Op::ZoneAppend) {
             Ok(at) => {
@@ -116,6 +165,7 @@ impl Simulation {
 
     /// Completes `request` at once with `status` (nothing was done).
     pub(super) fn fail_zone_request(&mut self, request: u32, status: Status) {
+        self.zone_command_in_device(request);
         self.requests.get_mut(request).status = status;
         if let Some(zones) = self.ftl.zones.as_deref_mut() {
             zones.counts.failed[status as usize] += 1;
@@ -126,30 +176,18 @@ impl Simulation {
         self.complete_now(request);
     }
 
-    fn apply_zone_management(&mut self, request: u32, zone: u32) {
-        let op = self.requests.get(request).op;
-        let offline = op == Op::ZoneReset && self.zone_group_short_of_blocks(zone);
+    /// A zone management command reached the device: a reset unmaps what the zone held and
+    /// erases its blocks, a finish pads its open blocks; it completes when that is done.
+    fn zone_management_arrived(&mut self, request: u32) {
         let zones = self.ftl.zones.as_deref_mut().expect("zoned");
-        if zones.locate(self.requests.get(request).start_sector).1 != 0 {
-            return self.fail_zone_request(request, Status::InvalidField);
-        }
-        let outcome = zones.manage(zone, op, offline);
-        let dense = zones.dense_sector(zone, 0);
-        self.requests.get_mut(request).start_sector = dense;
-        match outcome {
-            Err(status) => self.fail_zone_request(request, status),
-            Ok(Management::Done) => {
-                if let Some(d) = self.data.as_deref_mut() {
-                    d.request_arrived_at_zone(request, Op::Flush, 0, 0);
-                }
-                self.complete_now(request);
-            }
-            Ok(Management::Reset { written_sectors, blocks }) => {
+        let work = zones.pending.remove(&request).expect("a management command's work waits for it");
+        let dense = self.requests.get(request).start_sector;
+        let zone = (dense / zones.layout.capacity_sectors) as u32;
+        match work {
+            Management::Done => self.complete_now(request),
+            Management::Reset { written_sectors, blocks } => {
                 let pages = zones.pages_covering(zone, written_sectors);
                 zones.counts.blocks_erased += blocks.len() as u64;
-                if !blocks.is_empty() {
-                    zones.write_started(zone);
-                }
                 let spp = self.ftl.geometry.sectors_per_page;
                 let sectors = (pages.end - pages.start) * spp;
                 for lpa in pages {
@@ -157,22 +195,17 @@ impl Simulation {
                     self.ftl.deallocate(lpa as u32);
                 }
                 if let Some(d) = self.data.as_deref_mut() {
-                    d.request_arrived_at_zone(request, Op::Flush, 0, 0);
                     d.zone_reset(dense, sectors as u32);
                 }
                 if blocks.is_empty() {
                     return self.complete_now(request);
                 }
-                self.requests.get_mut(request).zone_tracked = true;
                 self.set_pending(request, blocks.len() as u32);
                 for block in blocks {
                     self.queue_block_erase(TxnKind::ZoneErase, request, block);
                 }
             }
-            Ok(Management::Finish { open_blocks }) => {
-                if let Some(d) = self.data.as_deref_mut() {
-                    d.request_arrived_at_zone(request, Op::Flush, 0, 0);
-                }
+            Management::Finish { open_blocks } => {
                 let pads = zones.layout.finish_pads;
                 let ppb = self.ftl.geometry.pages_per_block;
                 let now = self.now();
@@ -189,8 +222,6 @@ impl Simulation {
                 if padded == 0 {
                     return self.complete_now(request);
                 }
-                zones.write_started(zone);
-                self.requests.get_mut(request).zone_tracked = true;
                 self.set_pending(request, padded);
             }
         }
@@ -233,6 +264,8 @@ impl Simulation {
             self.data_erase(t.ppa);
             let block = self.ftl.geometry.block_of_ppa(t.ppa);
             self.ftl.erase_zone_block(block);
+            // Writes of other zones may wait for this plane's erased block.
+            self.retry_stalled_writes(t.plane);
         }
         self.finish_part(t.request, &Breakdown::default(), self.now());
     }
@@ -249,7 +282,7 @@ impl Simulation {
             let next = zones.next_held(zone, |r, in_flight| in_flight == 0 || !requests.get(r).op.is_zone_management());
             let Some(next) = next else { break };
             if self.zone_dispatch(next) {
-                self.serve_command(next);
+                self.transfer_command(next);
             }
         }
     }
