@@ -150,13 +150,22 @@ class Device:
             for (i, q, op, status, sub, done, steps, data, assigned) in self._device.completions()
         ]
 
-    def zone_report(self, first: int = 0, count: int | None = None) -> list[Zone]:
-        """Report Zones: the zones from `first` (all the rest unless `count` is given). Raises
-        ValueError on a conventional namespace (one without ``[zns]``)."""
-        zones = self._device.zone_report(first, 2**64 - 1 if count is None else count)
+    def zone_report(
+        self, first: int = 0, count: int | None = None, *, queue: int = 0
+    ) -> list[Zone]:
+        """Report Zones of host queue `queue`'s namespace: the zones from `first` (all the rest
+        unless `count` is given), in the namespace's addresses. Raises ValueError on a
+        conventional namespace (without ``[zns]``, or one of ``[[namespaces]]`` that is not
+        zoned)."""
+        zones = self._device.zone_report(queue, first, 2**64 - 1 if count is None else count)
         if zones is None:
-            raise ValueError("zone_report: the namespace is conventional (the config has no [zns])")
+            raise ValueError(f"zone_report: queue {queue}'s namespace is conventional, not zoned")
         return [Zone(*z) for z in zones]
+
+    def queue_sectors(self, queue: int = 0) -> int:
+        """Sectors host queue `queue` addresses: its namespace's with ``[[namespaces]]`` (each
+        namespace starts at sector 0), the device's otherwise (``logical_sectors``)."""
+        return self._device.queue_sectors(queue)
 
     def results(self) -> Results:
         """The results so far: the document a batch run writes to results.json."""

@@ -30,6 +30,7 @@ from ssdlab.results_device import (
     Firmware,
     HostInterfaceStats,
     Mapping,
+    Namespace,
     OpenChannel,
     PowerStates,
     Reliability,
@@ -409,6 +410,8 @@ with warnings.catch_warnings():
         """Only with ``[flash.slc_cache]``: host bytes into the SLC cache and folded out."""
         zns: Zns | None = None
         """Only with ``[zns]``: zone states, resets, finishes and refused zone commands."""
+        namespaces: list[Namespace] | None = None
+        """Only with ``[[namespaces]]``: each namespace's size, flows and bytes."""
 
         # Where the records file is: a folder holding ``request_records.file``, or a temporary
         # folder owned by these results (removed with them).
@@ -452,7 +455,7 @@ with warnings.catch_warnings():
                 "data",
             )
             later = ("power_states", "host_interface", "open_channel", "reliability", "fdp")
-            later = (*later, "slc_cache", "zns")
+            later = (*later, "slc_cache", "zns", "namespaces")
             for optional in (*optionals, *later):
                 if document.get(optional) is None:
                     document.pop(optional, None)

@@ -386,3 +386,20 @@ class Zns(_Document):
     write_amplification: float | None
     failed: dict[str, int]
     """Commands the zones refused, by status (zone_invalid_write, zone_is_full, ...)."""
+
+
+class Namespace(_Document):
+    """One namespace of ``[[namespaces]]`` (``namespaces[]``): its command set, size, flows and
+    what they read and wrote."""
+
+    name: str
+    command_set: str
+    """``conventional`` or ``zoned``."""
+    size_bytes: int
+    """What the host addresses (zoned: zones x zone size)."""
+    capacity_bytes: int
+    """What it stores (zoned: zones x zone capacity)."""
+    zones: int
+    flows: list[str]
+    bytes_read: int
+    bytes_written: int

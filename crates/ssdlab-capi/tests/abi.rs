@@ -39,7 +39,13 @@ fn op_codes_are_the_core_ops_codes() {
         SsdlabOp::SsdlabFlush,
         SsdlabOp::SsdlabTrim,
         SsdlabOp::SsdlabWriteZeroes,
+        SsdlabOp::SsdlabZoneAppend,
+        SsdlabOp::SsdlabZoneOpen,
+        SsdlabOp::SsdlabZoneClose,
+        SsdlabOp::SsdlabZoneFinish,
+        SsdlabOp::SsdlabZoneReset,
     ];
+    assert_eq!(c_ops.len(), Op::ALL.len());
     for (c, op) in c_ops.into_iter().zip(Op::ALL) {
         assert_eq!(c as u8, op.code(), "{op:?}");
         assert_eq!(Op::from_code(c as u8), Some(op));
@@ -67,8 +73,8 @@ fn null_pointers_and_bad_values_are_refused_with_a_message() {
     let dev = open();
     // SAFETY: a live device and valid requests.
     unsafe {
-        assert_eq!(ssdlab_submit(dev, &request(1, 9, 0, 8)), SsdlabStatus::SsdlabInvalidArgument);
-        assert!(last_error().contains("op 9"), "{}", last_error());
+        assert_eq!(ssdlab_submit(dev, &request(1, 10, 0, 8)), SsdlabStatus::SsdlabInvalidArgument);
+        assert!(last_error().contains("op 10"), "{}", last_error());
         assert_eq!(ssdlab_submit(dev, &request(1, 0, 0, 0)), SsdlabStatus::SsdlabRequestRefused);
         assert!(last_error().contains("at least one sector"));
         ssdlab_device_free(dev);
@@ -98,6 +104,14 @@ fn a_short_buffer_keeps_the_completion_and_says_what_it_needs() {
             c.completed_ps > c.submitted_ps && c.breakdown_ps.iter().sum::<u64>() == c.completed_ps - c.submitted_ps
         );
         assert!(big.iter().all(|&b| b == 0), "never written: zeros");
+        assert_eq!(c.assigned_sector, u64::MAX, "only a zone append has one");
+        // A zone command on a conventional namespace: status 1 (unsupported).
+        assert_eq!(ssdlab_submit(dev, &request(8, SsdlabOp::SsdlabZoneReset as u8, 0, 0)), SsdlabStatus::SsdlabOk);
+        while ssdlab_next_event_time(dev, &mut t) == 1 {
+            assert_eq!(ssdlab_advance_to(dev, t), SsdlabStatus::SsdlabOk);
+        }
+        assert_eq!(ssdlab_poll_completion(dev, out.as_mut_ptr(), big.as_mut_ptr(), big.len()), 1);
+        assert_eq!((out.assume_init_ref().id, out.assume_init_ref().status), (8, 1));
         assert_eq!(ssdlab_poll_completion(dev, out.as_mut_ptr(), big.as_mut_ptr(), big.len()), 0);
         let mut needed = 0;
         assert_eq!(ssdlab_results_json(dev, ptr::null_mut(), 0, &mut needed), SsdlabStatus::SsdlabBufferTooSmall);

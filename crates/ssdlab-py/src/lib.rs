@@ -218,9 +218,10 @@ impl Device {
             .collect()
     }
 
-    /// Report Zones from zone `first`, at most `count` zones; None on a conventional namespace.
-    fn zone_report(&self, first: u64, count: u64) -> Option<Vec<ZoneTuple>> {
-        let zones = self.device.zone_report(first, count)?;
+    /// Report Zones of host queue `queue`'s namespace from zone `first`, at most `count`
+    /// zones; None on a conventional namespace.
+    fn zone_report(&self, queue: u16, first: u64, count: u64) -> Option<Vec<ZoneTuple>> {
+        let zones = self.device.zone_report_of_queue(queue, first, count)?;
         Some(
             zones.into_iter().map(|z| (z.zone, z.state, z.start_sector, z.capacity_sectors, z.write_pointer)).collect(),
         )
@@ -263,6 +264,11 @@ impl Device {
     #[getter]
     fn logical_sectors(&self) -> u64 {
         self.device.logical_sectors()
+    }
+
+    /// Sectors host queue `queue` addresses (its namespace's with `[[namespaces]]`).
+    fn queue_sectors(&self, queue: u16) -> u64 {
+        self.device.queue_sectors(queue)
     }
 
     #[getter]

@@ -30,6 +30,9 @@ pub struct FlowConfig {
     /// all random; 0: sequential). Sweeps a flow from sequential to random, as the MQSim paper's
     /// CMT study sweeps Flow-2's randomness.
     pub random_fraction: Option<f64>,
+    /// The namespace the flow's requests go to (`[[namespaces]]`; default the first). Its
+    /// addresses start at the namespace's sector 0.
+    pub namespace: Option<String>,
     /// Zones a zoned writer (`address = "zoned"`) fills at once, in turn (default 1).
     pub open_zones: Option<u32>,
     /// A zoned writer writes by Zone Append (the device picks the place) instead of writes at

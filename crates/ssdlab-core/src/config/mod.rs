@@ -23,6 +23,7 @@ mod limits;
 pub mod mapping;
 mod memory;
 pub mod mqsim;
+pub mod namespaces;
 mod power;
 mod precondition;
 mod records;
@@ -50,6 +51,7 @@ pub use host_ocssd::{GcCopy, HostPlacement, OcVersion, OpenChannelConfig};
 pub use host_ufs::{RateSeries, UfsConfig, UPIU_HEADER_BYTES};
 pub use mapping::{family_name, MappingFamily, SuperPageUpdate, DEFAULT_LOG_BLOCKS_PER_DATA_BLOCK};
 pub use memory::{default_limit as default_memory_limit, MemoryLimit};
+pub use namespaces::{CommandSet, NamespaceConfig, NamespaceLayout};
 pub use power::PowerConfig;
 pub use precondition::{FillLayout, PreconditionConfig, PreconditionMode, DEFAULT_DRIVE_WRITES};
 pub use records::RequestRecords;
@@ -125,6 +127,10 @@ pub struct Config {
     /// docs/zns.md.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub zns: Option<ZnsConfig>,
+    /// Several namespaces sharing the device (`[[namespaces]]`, default none: one namespace
+    /// of the whole logical space). See docs/namespaces.md.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub namespaces: Vec<NamespaceConfig>,
     #[serde(default)]
     pub flows: Vec<FlowConfig>,
 }

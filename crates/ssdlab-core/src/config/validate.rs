@@ -249,6 +249,7 @@ fn validate_ftl(config: &Config) -> Result<(), ConfigError> {
     let ftl = &config.ftl;
     super::fdp::validate(config)?;
     super::slc_cache::validate(config)?;
+    super::namespaces::validate(config)?;
     super::zns::validate(config)?;
     parse_allocation(&ftl.allocation)?;
     fraction("ftl.over_provisioning", ftl.over_provisioning, false, true)?;

@@ -104,6 +104,9 @@ impl ZoneLayout {
         let usable = geometry.blocks_per_plane.saturating_sub(spare.max(1));
         let groups = (planes / zone_planes) as u64;
         let zones = groups * (usable / blocks_per_zone_plane) as u64;
+        // With [[namespaces]], the zoned namespaces' zones (validation checks they fit).
+        let given: u64 = config.namespaces.iter().filter_map(|n| n.zones).sum();
+        let zones = if config.namespaces.is_empty() { zones } else { given.min(zones) };
         if zones == 0 {
             return Err(err(
                 "zone_capacity",

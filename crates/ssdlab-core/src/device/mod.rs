@@ -319,13 +319,23 @@ impl Device {
     /// Logical sectors the host may address (on a zoned namespace: every zone's size, the
     /// sectors past each zone's capacity included).
     pub fn logical_sectors(&self) -> u64 {
-        self.sim.host_sectors()
+        self.sim.host_sectors(0)
+    }
+
+    /// Sectors host queue `queue` addresses (its namespace's with `[[namespaces]]`).
+    pub fn queue_sectors(&self, queue: u16) -> u64 {
+        self.sim.host_sectors(queue as usize)
     }
 
     /// Report Zones: descriptors of up to `count` zones from zone `first` (state, start, capacity
     /// and write pointer in sectors), or `None` on a conventional namespace.
     pub fn zone_report(&self, first: u64, count: u64) -> Option<Vec<ZoneDescriptor>> {
-        self.sim.zone_report(first, count)
+        self.sim.zone_report(0, first, count)
+    }
+
+    /// [`Self::zone_report`] of host queue `queue`'s namespace (`[[namespaces]]`).
+    pub fn zone_report_of_queue(&self, queue: u16, first: u64, count: u64) -> Option<Vec<ZoneDescriptor>> {
+        self.sim.zone_report(queue as usize, first, count)
     }
 
     /// Bytes of a logical page (the deallocation granularity of [`Op::Trim`]).

@@ -25,6 +25,9 @@ pub enum BlockState {
     Victim,
     /// Worn out (reached the P/E cycle limit): never used again.
     Retired,
+    /// Taken by a zone of a zoned namespace (`ftl/zones.rs`): written and emptied by its zone
+    /// only, never a GC victim.
+    Zoned,
 }
 
 /// Which frontier a write goes to: user or GC data, of a placement handle (FDP's reclaim unit
@@ -271,10 +274,17 @@ impl BlockManager {
         self.write_ptr[b] = page as u16 + 1;
         self.valid[b] += 1;
         if page + 1 == self.pages_per_block {
-            self.state[b] = BlockState::Full;
+            if self.state[b] != BlockState::Zoned {
+                self.state[b] = BlockState::Full;
+            }
             self.closed_at[b] = now;
         }
         block * self.pages_per_block + page
+    }
+
+    /// `block` (just opened) belongs to a zone from now until its erase.
+    pub fn mark_zoned(&mut self, block: u32) {
+        self.state[block as usize] = BlockState::Zoned;
     }
 
     /// Takes the next page of an open block as padding (a zone finish): it is programmed but
@@ -285,7 +295,9 @@ impl BlockManager {
         debug_assert!(page < self.pages_per_block);
         self.write_ptr[b] += 1;
         if page + 1 == self.pages_per_block {
-            self.state[b] = BlockState::Full;
+            if self.state[b] != BlockState::Zoned {
+                self.state[b] = BlockState::Full;
+            }
             self.closed_at[b] = now;
         }
         block * self.pages_per_block + page

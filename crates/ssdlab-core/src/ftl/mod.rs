@@ -163,8 +163,9 @@ impl Ftl {
             .map_err(|e| format!("{}: {}", e.path, e.reason))?
             .map(|layout| Box::new(zones::ZoneTable::new(layout, &geometry)));
         // A zoned drive reclaims space only when the host resets zones: GC never starts.
-        let gc_threshold_blocks =
-            if zones.is_some() { 0 } else { geometry.gc_threshold_blocks(config.ftl.gc_threshold) };
+        let conventional = config.namespaces.is_empty() && zones.is_none()
+            || config.namespaces.iter().any(|n| n.command_set == crate::config::CommandSet::Conventional);
+        let gc_threshold_blocks = if conventional { geometry.gc_threshold_blocks(config.ftl.gc_threshold) } else { 0 };
         let victims = VictimSelector::new(
             config.ftl.gc_policy,
             config.ftl.gc_rga_candidates,

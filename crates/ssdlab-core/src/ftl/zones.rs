@@ -107,6 +107,8 @@ pub struct ZoneCounts {
     pub finishes: u64,
     pub resets: u64,
     pub pad_pages: u64,
+    /// Host pages programmed into zones (a partial page rewritten whole counts again).
+    pub pages_programmed: u64,
     pub blocks_erased: u64,
     /// Requests failed, by [`Status`] code.
     pub failed: [u64; Status::ALL.len()],
@@ -185,6 +187,13 @@ impl ZoneTable {
     #[inline]
     pub fn dense_sector(&self, zone: u32, offset: u64) -> u64 {
         zone as u64 * self.layout.capacity_sectors + offset
+    }
+
+    /// Whether dense logical page `lpa` is a zone's (the conventional namespaces lie after the
+    /// zones).
+    #[inline]
+    pub fn holds_page(&self, lpa: u32) -> bool {
+        (lpa as u64) < self.layout.zones * self.pages_per_zone
     }
 
     /// The zone a dense logical page belongs to.
@@ -439,11 +448,13 @@ impl ZoneTable {
         let mut block = self.frontier(zone).blocks[slot];
         if block == NO_BLOCK || blocks.written_pages(block) >= ppb {
             block = blocks.open_block(plane).expect("allocate() called without can_allocate()");
+            blocks.mark_zoned(block);
             self.blocks.entry(zone).or_default().push(block);
             self.frontier(zone).blocks[slot] = block;
         }
         let page = blocks.written_pages(block);
         let ppa = blocks.program_at(block, page, now);
+        self.counts.pages_programmed += 1;
         if page + 1 == ppb {
             let full = self.state[zone as usize] == ZoneState::Full;
             let f = self.frontier(zone);
@@ -532,9 +543,12 @@ pub struct ZnsSummary {
     pub blocks_erased: u64,
     /// Bytes a finish programmed as padding.
     pub pad_bytes: u64,
-    /// Bytes programmed: host pages (a partial page rewritten whole included) and padding.
+    /// Bytes programmed into zones: host pages (a partial page rewritten whole included) and
+    /// padding.
     pub media_bytes_written: u64,
-    /// Bytes garbage collection moved: 0 on a zoned drive, which reclaims space by resets.
+    /// Bytes garbage collection moved on the device: 0 when every namespace is zoned (zones
+    /// reclaim space by resets; GC never takes a zone's block, and moves only conventional
+    /// namespaces' data).
     pub gc_bytes_moved: u64,
     /// media / host bytes (null before any write).
     pub write_amplification: Option<f64>,
@@ -548,7 +562,7 @@ impl ZnsSummary {
         let c = &zones.counts;
         let sector = crate::flash::SECTOR_BYTES;
         let host = c.sectors_written * sector;
-        let media = (stats.user_programs + c.pad_pages) * page_bytes;
+        let media = (c.pages_programmed + c.pad_pages) * page_bytes;
         let states = zones.state_counts();
         Self {
             zones: l.zones,
@@ -572,7 +586,7 @@ impl ZnsSummary {
             pad_bytes: c.pad_pages * page_bytes,
             media_bytes_written: media,
             gc_bytes_moved: stats.gc_programs * page_bytes,
-            write_amplification: (host > 0).then(|| (media + stats.gc_programs * page_bytes) as f64 / host as f64),
+            write_amplification: (host > 0).then(|| media as f64 / host as f64),
             failed: Status::ALL
                 .iter()
                 .filter(|s| c.failed[**s as usize] > 0)

@@ -105,7 +105,7 @@ impl ValidHistogram {
         for plane in 0..ftl.geometry.planes {
             let (_, states, valid) = ftl.blocks.plane_view(plane);
             for (&s, &v) in states.iter().zip(valid) {
-                if matches!(s, BlockState::Full | BlockState::Open | BlockState::Victim) {
+                if matches!(s, BlockState::Full | BlockState::Open | BlockState::Victim | BlockState::Zoned) {
                     let bin = ((v as f64 / ppb) * HISTOGRAM_BINS as f64) as usize;
                     blocks[bin.min(HISTOGRAM_BINS - 1)] += 1;
                 }

@@ -56,7 +56,7 @@ impl Simulation {
     pub(super) fn data_request_submitted(&mut self, request: u32) {
         if let Some(d) = self.data.as_deref_mut() {
             let r = self.requests.get(request);
-            if self.ftl.zones.is_some() {
+            if self.flows[r.flow as usize].zoned {
                 // Tracked once its zone has placed it (`zone_path`): an append's sectors are
                 // not known before.
                 d.request_submitted(request, Op::Flush, 0, 0);

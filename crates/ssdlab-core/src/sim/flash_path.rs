@@ -17,7 +17,7 @@ impl Simulation {
     /// the request is split into page transactions, each translated on its own, and pages of a
     /// read that the cache holds are served from DRAM.
     pub(super) fn on_command_arrived(&mut self, request: u32) {
-        if self.ftl.zones.is_some() && !self.zone_command_arrived(request) {
+        if self.request_is_zoned(request) && !self.zone_command_arrived(request) {
             return;
         }
         self.serve_command(request);
@@ -31,7 +31,7 @@ impl Simulation {
         }
         let (is_read, _, _) = self.request_sectors(request);
         let mode = self.cache.mode(self.requests_flow(request));
-        if !is_read && mode.caches_writes() && self.ftl.zones.is_none() && self.cache_write(request) {
+        if !is_read && mode.caches_writes() && !self.request_is_zoned(request) && self.cache_write(request) {
             return;
         }
         if !is_read && self.dram.detailed() {
@@ -161,7 +161,7 @@ impl Simulation {
         let t = *self.txns.get(id);
         let old = self.data.as_ref().map(|_| self.ftl.map.lookup(t.lpa));
         let ppa = match self.ftl.zones.as_deref_mut() {
-            Some(zones) if t.kind == TxnKind::UserWrite => {
+            Some(zones) if t.kind == TxnKind::UserWrite && zones.holds_page(t.lpa) => {
                 let ppa = zones.allocate(zones.zone_of_page(t.lpa), t.plane, &mut self.ftl.blocks, self.queue.now());
                 self.ftl.write_at(t.lpa, ppa);
                 ppa
@@ -667,7 +667,7 @@ impl Simulation {
     fn can_place(&self, id: u32) -> bool {
         let t = self.txns.get(id);
         match self.ftl.zones.as_deref() {
-            Some(zones) if t.kind == TxnKind::UserWrite => {
+            Some(zones) if t.kind == TxnKind::UserWrite && zones.holds_page(t.lpa) => {
                 zones.can_allocate(zones.zone_of_page(t.lpa), t.plane, &self.ftl.blocks)
             }
             _ => self.ftl.blocks.can_allocate(t.plane, self.write_stream(t)),

@@ -62,6 +62,11 @@ impl HostSide {
         self.flow_queue.get(flow as usize).is_some_and(|&q| q != u16::MAX)
     }
 
+    /// The flow behind host queue `queue`.
+    pub(super) fn flow_of_queue(&self, queue: usize) -> Option<usize> {
+        self.queue_flows.get(queue).map(|&f| f as usize)
+    }
+
     /// A zone append was placed at `host_sector` (kept for the outside host's completion).
     pub(super) fn note_assigned_sector(&mut self, request: u32, host_sector: u64) {
         if !self.queue_flows.is_empty() {
@@ -77,7 +82,7 @@ impl Simulation {
         let Some(&flow) = self.host.queue_flows.get(request.queue as usize) else {
             return Err(SubmitError::NoSuchQueue { queue: request.queue, queues });
         };
-        let logical_sectors = self.host_sectors();
+        let logical_sectors = self.host_sectors(request.queue as usize);
         let op = request.op;
         if op.is_zone_management() {
             if request.sectors != 0 {
@@ -123,8 +128,13 @@ impl Simulation {
         let spec = RequestSpec {
             arrival: self.now(),
             op,
-            // Addresses are the device's: a host queue's domain starts at sector 0.
-            start_sector: request.start_sector - self.flows[flow as usize].domain_base_sector,
+            // Without namespaces addresses are the device's (a host queue's domain starts at sector
+            // 0); with them, the queue's namespace's.
+            start_sector: if self.config.namespaces.is_empty() {
+                request.start_sector - self.flows[flow as usize].domain_base_sector
+            } else {
+                request.start_sector
+            },
             sectors: request.sectors,
         };
         let id = self.submit_op(flow as usize, spec, op);
@@ -253,7 +263,7 @@ impl Simulation {
         match self.requests.get(request).op {
             Op::Flush => self.start_host_flush(request),
             Op::Trim => self.trim(request),
-            Op::ZoneAppend if self.ftl.zones.is_some() => return false,
+            Op::ZoneAppend if self.request_is_zoned(request) => return false,
             Op::ZoneAppend | Op::ZoneOpen | Op::ZoneClose | Op::ZoneFinish | Op::ZoneReset => {
                 // A conventional namespace has no zones (a zoned one served these already).
                 self.requests.get_mut(request).status = Status::Unsupported;

@@ -151,7 +151,7 @@ impl Simulation {
     /// The device reads the command over the link, and for a write the data right after it. An
     /// Open-Channel host FTL first spends its CPU time on the request's pages.
     fn fetch(&mut self, request: u32) {
-        if self.ftl.zones.is_some() && !self.zone_command_fetched(request) {
+        if self.request_is_zoned(request) && !self.zone_command_fetched(request) {
             return;
         }
         self.transfer_command(request);

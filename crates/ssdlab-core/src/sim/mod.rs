@@ -139,6 +139,11 @@ struct Flow {
     seed: u64,
     /// First sector of the flow's address domain (its requests' addresses are relative to it).
     domain_base_sector: u64,
+    /// Its namespace (index among `config.namespaces`; 0 without them), whether that namespace
+    /// is zoned, and the sectors the flow addresses.
+    namespace: u16,
+    zoned: bool,
+    host_sectors: u64,
     name: String,
     priority: crate::config::Priority,
     source: Source,
@@ -697,22 +702,32 @@ fn build_flows(
     placement: &crate::ftl::placement::Placement,
     base_dir: &Path,
 ) -> Result<Vec<Flow>, SimError> {
-    // Each flow addresses its own domain (the whole space unless domains are per flow).
+    // Each flow addresses its own domain: its namespace, or the whole space unless domains are
+    // per flow.
     let zones = crate::config::ZoneLayout::of(config, geometry)?;
-    let logical_sectors = match &zones {
-        Some(z) => z.host_sectors(),
-        None => placement.domain_pages() * geometry.sectors_per_page,
-    };
+    let namespaces = crate::config::namespaces::layout(config, geometry)?;
+    let spp = geometry.sectors_per_page;
     let run_stop = config.run.max_simulated_time.as_ref().map_or(SimTime::MAX, |d| d.value);
     let mut flows = Vec::with_capacity(config.flows.len());
     for (i, fc) in config.flows.iter().enumerate() {
         let path = format!("flows[{i}]");
+        let ns_index = crate::config::namespaces::namespace_of_flow(config, i);
+        let ns = &namespaces[ns_index];
+        let logical_sectors =
+            if config.namespaces.is_empty() && !ns.zoned { placement.domain_pages() * spp } else { ns.host_sectors };
+        // A zoned namespace's writer sees its own zones.
+        let ns_zones = zones.clone().filter(|_| ns.zoned).map(|z| crate::config::ZoneLayout { zones: ns.zones, ..z });
+        let domain_base_sector = if config.namespaces.is_empty() {
+            placement.domain_base(i) * spp
+        } else {
+            ns.base_sector(spp, zones.as_ref().map_or(0, |z| z.zone_sectors))
+        };
         let source = match fc.kind {
             FlowKind::Synthetic => {
                 let rng = RandomStream::new(flow_seed(config, i), STREAM_FLOW);
                 let key =
                     if fc.address == Some(crate::config::AddressPattern::Zoned) { "address" } else { "request_size" };
-                let generator = Synthetic::new(fc, logical_sectors, zones.as_ref(), rng)
+                let generator = Synthetic::new(fc, logical_sectors, ns_zones.as_ref(), rng)
                     .map_err(|reason| ConfigError::new(format!("{path}.{key}"), reason))?;
                 Source::Synthetic(generator)
             }
@@ -738,7 +753,10 @@ fn build_flows(
             Source::Trace(_) | Source::Host => None,
         };
         flows.push(Flow {
-            domain_base_sector: placement.domain_base(i) * geometry.sectors_per_page,
+            domain_base_sector,
+            namespace: ns_index as u16,
+            zoned: ns.zoned,
+            host_sectors: logical_sectors,
             seed: flow_seed(config, i),
             name: fc.name.clone().unwrap_or_else(|| format!("flow-{i}")),
             priority: fc.priority.unwrap_or_default(),

@@ -194,7 +194,7 @@ impl Simulation {
         let names: Vec<String> = self.flows.iter().map(|f| f.name.clone()).collect();
         let warnings = self.result_warnings();
         let mut device = FlowStats::default();
-        let flows = self
+        let flows: Vec<_> = self
             .flows
             .iter()
             .enumerate()
@@ -312,6 +312,7 @@ impl Simulation {
             reliability: self.reliability_summary(),
             fdp: self.fdp_summary(),
             slc_cache: self.slc_cache_summary(),
+            namespaces: self.namespace_summaries(&flows),
             zns: self
                 .ftl
                 .zones
@@ -407,6 +408,37 @@ pub fn summary_table(results: &Results) -> String {
 }
 
 impl Simulation {
+    /// results.json `namespaces` (with `[[namespaces]]`).
+    fn namespace_summaries(
+        &self,
+        flows: &[crate::stats::results::FlowResults],
+    ) -> Option<Vec<crate::config::namespaces::NamespaceSummary>> {
+        if self.config.namespaces.is_empty() {
+            return None;
+        }
+        let layout = crate::config::namespaces::layout(&self.config, &self.ftl.geometry).expect("validated");
+        let sector = crate::flash::SECTOR_BYTES;
+        let summaries = layout
+            .into_iter()
+            .enumerate()
+            .map(|(i, ns)| {
+                let mine: Vec<usize> =
+                    (0..self.flows.len()).filter(|&f| self.flows[f].namespace as usize == i).collect();
+                crate::config::namespaces::NamespaceSummary {
+                    command_set: if ns.zoned { "zoned" } else { "conventional" }.to_string(),
+                    size_bytes: ns.host_sectors * sector,
+                    capacity_bytes: ns.pages * self.ftl.geometry.page_size_bytes,
+                    zones: ns.zones,
+                    flows: mine.iter().map(|&f| self.flows[f].name.clone()).collect(),
+                    bytes_read: mine.iter().map(|&f| flows[f].reads.bytes).sum(),
+                    bytes_written: mine.iter().map(|&f| flows[f].writes.bytes).sum(),
+                    name: ns.name,
+                }
+            })
+            .collect();
+        Some(summaries)
+    }
+
     /// results.json `fdp` (with `[ftl.fdp]`).
     fn fdp_summary(&self) -> Option<crate::ftl::fdp::FdpSummary> {
         self.config.ftl.fdp.as_ref()?;

@@ -29,12 +29,19 @@ pub(super) fn device_config(mut config: Config) -> Config {
 }
 
 impl Simulation {
-    /// Sectors the host addresses: every zone's size on a zoned namespace.
-    pub(crate) fn host_sectors(&self) -> u64 {
-        match self.ftl.zones.as_deref() {
-            Some(z) => z.layout.host_sectors(),
-            None => self.ftl.geometry.logical_sectors(),
+    /// Sectors an outside host addresses through host queue `queue`: its namespace's (on a
+    /// zoned one every zone's size) with `[[namespaces]]`, else the device's.
+    pub(crate) fn host_sectors(&self, queue: usize) -> u64 {
+        match self.host.flow_of_queue(queue) {
+            Some(f) if !self.config.namespaces.is_empty() => self.flows[f].host_sectors,
+            _ => self.ftl.zones.as_deref().map_or(self.ftl.geometry.logical_sectors(), |z| z.layout.host_sectors()),
         }
+    }
+
+    /// Whether `request` goes to a zoned namespace.
+    #[inline]
+    pub(super) fn request_is_zoned(&self, request: u32) -> bool {
+        self.flows[self.requests.get(request).flow as usize].zoned
     }
 
     /// The zone's check of a write or zone management command the controller fetched (in the
@@ -290,13 +297,28 @@ impl Simulation {
     /// The plane the next page of zoned logical page `lpa` goes to.
     #[inline]
     pub(super) fn zone_write_plane(&mut self, lpa: u32) -> Option<u32> {
-        let zones = self.ftl.zones.as_deref_mut()?;
+        let zones = self.ftl.zones.as_deref_mut().filter(|z| z.holds_page(lpa))?;
         let zone = zones.zone_of_page(lpa);
         Some(zones.next_plane(zone))
     }
 
-    /// Report Zones (None on a conventional namespace).
-    pub(crate) fn zone_report(&self, first: u64, count: u64) -> Option<Vec<ZoneDescriptor>> {
-        Some(self.ftl.zones.as_deref()?.report(first, count))
+    /// Report Zones of host queue `queue`'s namespace, in its addresses (None when it is
+    /// conventional).
+    pub(crate) fn zone_report(&self, queue: usize, first: u64, count: u64) -> Option<Vec<ZoneDescriptor>> {
+        let zones = self.ftl.zones.as_deref()?;
+        let flow = &self.flows[self.host.flow_of_queue(queue)?];
+        if !flow.zoned {
+            return None;
+        }
+        let zone_sectors = zones.layout.zone_sectors;
+        let (base_zone, ns_zones) = (flow.domain_base_sector / zone_sectors, flow.host_sectors / zone_sectors);
+        let count = count.min(ns_zones.saturating_sub(first));
+        let mut report = zones.report(base_zone + first.min(ns_zones), count);
+        for z in &mut report {
+            z.zone -= base_zone;
+            z.start_sector -= flow.domain_base_sector;
+            z.write_pointer -= flow.domain_base_sector;
+        }
+        Some(report)
     }
 }

@@ -265,6 +265,10 @@ pub struct Results {
     /// amplification (only with `[zns]`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub zns: Option<crate::ftl::zones::ZnsSummary>,
+    /// Each namespace: its command set, size, flows and their bytes (only with
+    /// `[[namespaces]]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespaces: Option<Vec<crate::config::namespaces::NamespaceSummary>>,
     /// Whose behaviour the run followed where simulators differ (`compat`, and each key it
     /// decides, as they ran; docs/fidelity.md). Last, as it came last.
     #[serde(default, skip_serializing_if = "Option::is_none")]
