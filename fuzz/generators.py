@@ -126,11 +126,62 @@ def data_config(rng: random.Random) -> dict[str, Any]:
             "data_age_days_at_start": _pick(rng, [0, 30, 60]),
             "read_reclaim_bits": _pick(rng, [0, 10, 32]),
         }
+    if mapping == "page" and interface != "open_channel" and rng.random() < 0.25:
+        _make_zoned(rng, config)
     if rng.random() < 0.3:
         config["firmware"] = {"enabled": True, "cores": rng.randint(1, 4)}
     if rng.random() < 0.2:
         config["power"] = {"enabled": True}
     return config
+
+
+def _make_zoned(rng: random.Random, config: dict[str, Any]) -> None:
+    """Issue 17's zoned namespaces: zone writers (writes or appends) with resets, on a zoned
+    namespace alone or beside a conventional one (``[[namespaces]]``)."""
+    flash, ftl = config["flash"], config["ftl"]
+    planes = (flash["channels"] * flash["chips_per_channel"] * flash["dies_per_chip"]) * flash[
+        "planes_per_die"
+    ]
+    zone_planes = _pick(rng, [d for d in (1, 2, planes) if planes % d == 0])
+    config["zns"] = {
+        "zone_planes": zone_planes,
+        "max_open_zones": 4,
+        "max_active_zones": 4,
+        "finish_pads": rng.random() < 0.7,
+    }
+    config["precondition"] = {"mode": "none"}
+    ftl.pop("fdp", None)
+    ftl["address_domains"] = "shared"
+    flash.pop("slc_cache", None)
+    if "reliability" in flash:
+        flash["reliability"]["read_reclaim_bits"] = 0
+    flows = config["flows"]
+    for flow in flows:
+        flow.pop("placement_handle", None)
+    zoned = flows if rng.random() < 0.6 else flows[:1]
+    # Each writer owns its own zones (writers sharing zones break each other's write pointers:
+    # a host error the zones refuse, not what this campaign looks for).
+    for i, flow in enumerate(zoned):
+        flow["address"] = "zoned"
+        flow["open_zones"] = rng.randint(1, 2)
+        flow["zone_append"] = rng.random() < 0.4
+        for key in ("hot_fraction", "hot_traffic", "working_set", "alignment"):
+            flow.pop(key, None)
+        if len(zoned) > 1:
+            flow["working_set"] = round(1 / len(zoned) - 0.001, 3)
+            flow["working_set_start"] = round(i / len(zoned), 3)
+    config["zns"]["max_open_zones"] = config["zns"]["max_active_zones"] = 2 * len(zoned)
+    if len(zoned) < len(flows):
+        # A conventional namespace beside the zoned one for the other flows.
+        page = int(flash["page_size"].removesuffix("KiB")) * 1024
+        blocks, ppb = flash["blocks_per_plane"], flash["pages_per_block"]
+        conventional = planes * ppb * max(1, blocks // 8) * page
+        config["namespaces"] = [
+            {"name": "zoned", "command_set": "zoned", "zones": 4},
+            {"name": "conv", "size": f"{conventional}B"},
+        ]
+        for flow in flows:
+            flow["namespace"] = "zoned" if flow in zoned else "conv"
 
 
 def _precondition(rng: random.Random, mapping: str) -> dict[str, Any]:

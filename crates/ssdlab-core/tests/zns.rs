@@ -82,12 +82,14 @@ fn writes_off_the_write_pointer_are_refused_with_the_spec_status() {
     assert_eq!(h.one(Op::Write, ZONE + 16, CAP as u32, None).status, Status::ZoneBoundaryError);
     assert_eq!(h.one(Op::Read, ZONE + CAP, 8, None).status, Status::ZoneBoundaryError);
     assert_eq!(h.one(Op::Trim, 0, 8, None).status, Status::Unsupported, "space comes back by resets");
+    assert_eq!(h.one(Op::Write, ZONE + 16, 4, None).status, Status::InvalidField, "whole 4 KiB pages only");
     let zones = h.dev.zone_report(1, 1).unwrap();
     assert_eq!((zones[0].state.as_str(), zones[0].write_pointer), ("implicitly_open", ZONE + 16));
     let r = h.dev.results();
     let z = r.zns.unwrap();
     assert_eq!(z.failed["zone_invalid_write"], 2);
     assert_eq!(z.failed["zone_boundary_error"], 2);
+    assert_eq!(z.failed["invalid_field"], 1);
     assert_eq!(z.writes, 2);
     // Refused requests are not counted as I/O.
     assert_eq!(r.device.writes.count, 2);

@@ -54,6 +54,9 @@ pub struct ZoneLayout {
     pub max_open: u32,
     pub max_active: u32,
     pub finish_pads: bool,
+    /// Sectors of the smallest write a zone takes (a flash page: the model keeps no buffer to
+    /// gather smaller writes into a page).
+    pub write_unit_sectors: u64,
 }
 
 impl ZoneLayout {
@@ -135,6 +138,7 @@ impl ZoneLayout {
             max_open,
             max_active,
             finish_pads: z.finish_pads.unwrap_or(true),
+            write_unit_sectors: geometry.sectors_per_page,
         }))
     }
 }

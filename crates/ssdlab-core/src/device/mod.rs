@@ -165,7 +165,8 @@ pub enum Status {
     TooManyOpenZones = 8,
     /// A zone management op the zone's state does not allow [Invalid Zone State Transition, BFh].
     InvalidZoneStateTransition = 9,
-    /// A zone append or management op not at a zone's first sector [Invalid Field in Command].
+    /// A zone append or management op not at a zone's first sector, or a zoned write that is
+    /// not whole flash pages [Invalid Field in Command].
     InvalidField = 10,
 }
 

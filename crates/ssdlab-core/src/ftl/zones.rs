@@ -130,9 +130,10 @@ pub struct ZoneTable {
     write_pointer: Vec<u64>,
     /// Accepted writes of each zone not yet completed.
     in_flight: Vec<u32>,
-    /// Commands that must wait for a zone's writes in flight (a reset or finish, and what the
-    /// host sent to the zone after it), in arrival order.
-    held: FxHashMap<u32, VecDeque<u32>>,
+    /// Commands that wait, in the order they were fetched: a reset or finish waiting for its
+    /// zone's writes in flight, and every zone command fetched after it (zone state changes
+    /// take effect in the host's order, the open and active limits included). (zone, request).
+    held: VecDeque<(u32, u32)>,
     /// Open zones, oldest first (implicit closes take the oldest implicitly open one).
     open_zones: Vec<u32>,
     active: u32,
@@ -166,7 +167,7 @@ impl ZoneTable {
             state: vec![ZoneState::Empty; zones],
             write_pointer: vec![0; zones],
             in_flight: vec![0; zones],
-            held: FxHashMap::default(),
+            held: VecDeque::new(),
             open_zones: Vec::new(),
             active: 0,
             frontiers: FxHashMap::default(),
@@ -241,7 +242,8 @@ impl ZoneTable {
             ZoneState::Offline => return Err(Status::ZoneIsOffline),
             _ => {}
         }
-        if append && offset != 0 {
+        let unit = self.layout.write_unit_sectors;
+        if append && offset != 0 || sectors as u64 % unit != 0 || offset % unit != 0 {
             return Err(Status::InvalidField);
         }
         let wp = self.write_pointer[z];
@@ -322,26 +324,22 @@ impl ZoneTable {
         self.in_flight[zone as usize]
     }
 
-    /// Whether commands wait for `zone`.
-    pub fn has_held(&self, zone: u32) -> bool {
-        self.held.contains_key(&zone)
+    /// Whether zone commands wait (a later one then waits behind them).
+    pub fn has_held(&self) -> bool {
+        !self.held.is_empty()
     }
 
     pub fn hold(&mut self, zone: u32, request: u32) {
-        self.held.entry(zone).or_default().push_back(request);
+        self.held.push_back((zone, request));
     }
 
-    /// The next command waiting for `zone`, if `may_go` lets it go now.
-    pub fn next_held(&mut self, zone: u32, may_go: impl Fn(u32, u32) -> bool) -> Option<u32> {
-        let queue = self.held.get_mut(&zone)?;
-        let &front = queue.front()?;
+    /// The first waiting command, if `may_go(request, its zone's writes in flight)` lets it go.
+    pub fn next_held(&mut self, may_go: impl Fn(u32, u32) -> bool) -> Option<u32> {
+        let &(zone, front) = self.held.front()?;
         if !may_go(front, self.in_flight[zone as usize]) {
             return None;
         }
-        queue.pop_front();
-        if queue.is_empty() {
-            self.held.remove(&zone);
-        }
+        self.held.pop_front();
         Some(front)
     }
 

@@ -4,10 +4,11 @@
 //! pointer, open and active limits). A write the zone takes moves to its dense device address
 //! and goes on like any write, except that it skips the write cache (its pages go to the zone's
 //! own blocks; the drive's write buffer is not modelled for zones). A command the zone refuses
-//! completes at once with the spec's status. A reset or finish waits for the zone's writes in
-//! flight, and the commands the host sends to the zone after it wait behind it, so the zone
-//! sees them in the order they arrived. A reset unmaps what the zone held and erases its
-//! blocks; a finish pads its open blocks; both complete when that flash work is done.
+//! completes at once with the spec's status. Zone commands take effect in the order the
+//! controller fetches them: a reset or finish waits for its zone's writes in flight, and every
+//! zone write and management command fetched after it waits behind it (so zone states, and the
+//! open and active limits, change in the host's order). A reset unmaps what the zone held and
+//! erases its blocks; a finish pads its open blocks; both complete when that flash work is done.
 
 use super::Simulation;
 use crate::config::Config;
@@ -55,7 +56,7 @@ impl Simulation {
             return true;
         }
         let (zone, _) = zones.locate(r.start_sector);
-        if zones.has_held(zone) {
+        if zones.has_held() {
             zones.hold(zone, request);
             return false;
         }
@@ -277,8 +278,8 @@ impl Simulation {
         self.finish_part(t.request, &Breakdown::default(), self.now());
     }
 
-    /// A request the zone counted (a write, or a reset or finish with flash work) completed:
-    /// commands waiting for the zone may go.
+    /// A request a zone counted (a write, or a reset or finish with flash work) completed:
+    /// waiting zone commands may go, in order.
     pub(super) fn zone_request_completed(&mut self, start_sector: u64) {
         let zones = self.ftl.zones.as_deref_mut().expect("zoned");
         let zone = (start_sector / zones.layout.capacity_sectors) as u32;
@@ -286,7 +287,7 @@ impl Simulation {
         loop {
             let requests = &self.requests;
             let zones = self.ftl.zones.as_deref_mut().expect("zoned");
-            let next = zones.next_held(zone, |r, in_flight| in_flight == 0 || !requests.get(r).op.is_zone_management());
+            let next = zones.next_held(|r, in_flight| in_flight == 0 || !requests.get(r).op.is_zone_management());
             let Some(next) = next else { break };
             if self.zone_dispatch(next) {
                 self.transfer_command(next);

@@ -12,6 +12,8 @@ use crate::engine::RandomStream;
 
 pub struct ZoneWriter {
     zone_sectors: u64,
+    /// Writes are whole multiples of this (a flash page).
+    unit_sectors: u64,
     capacity_sectors: u64,
     /// The flow's zones: `first_zone..first_zone + zones`.
     first_zone: u64,
@@ -45,6 +47,7 @@ impl ZoneWriter {
         }
         Ok(Self {
             zone_sectors: layout.zone_sectors,
+            unit_sectors: layout.write_unit_sectors,
             capacity_sectors: layout.capacity_sectors,
             first_zone,
             write_pointer: vec![0; zones as usize],
@@ -86,7 +89,9 @@ impl ZoneWriter {
         }
         let z = self.open[self.next];
         let wp = self.write_pointer[z as usize];
-        let n = sectors.min(self.capacity_sectors - wp);
+        // Whole pages (a zoned namespace takes no less), cut at the zone's capacity.
+        let n = sectors.div_ceil(self.unit_sectors).max(1) * self.unit_sectors;
+        let n = n.min(self.capacity_sectors - wp);
         self.write_pointer[z as usize] = wp + n;
         let (op, start) =
             if self.append { (Op::ZoneAppend, self.start_of(z)) } else { (Op::Write, self.start_of(z) + wp) };

@@ -19,6 +19,7 @@ fn table(max_open: u32, max_active: u32) -> ZoneTable {
         max_open,
         max_active,
         finish_pads: true,
+        write_unit_sectors: 8,
     };
     ZoneTable::new(layout, &geometry)
 }
@@ -44,6 +45,8 @@ fn an_append_lands_at_the_write_pointer_and_names_the_zone_start() {
     assert_eq!(t.accept_write(1, 0, 16, true), Ok(0));
     assert_eq!(t.accept_write(1, 0, 16, true), Ok(16));
     assert_eq!(t.accept_write(1, 16, 16, true), Err(Status::InvalidField), "an append names the zone's start");
+    assert_eq!(t.accept_write(1, 0, 12, true), Err(Status::InvalidField), "whole pages only");
+    assert_eq!(t.accept_write(1, 32, 4, false), Err(Status::InvalidField), "whole pages only");
     assert_eq!(t.write_pointer(1), 32);
 }
 
