@@ -243,7 +243,7 @@ impl ZoneTable {
             _ => {}
         }
         let unit = self.layout.write_unit_sectors;
-        if append && offset != 0 || sectors as u64 % unit != 0 || offset % unit != 0 {
+        if append && offset != 0 || !(sectors as u64).is_multiple_of(unit) || !offset.is_multiple_of(unit) {
             return Err(Status::InvalidField);
         }
         let wp = self.write_pointer[z];
