@@ -315,3 +315,32 @@ fn bad_zone_configs_are_refused_by_name() {
     let e = Simulation::from_toml_str(&format!("{}\n{flow}", common::SMALL_DEVICE), Path::new(".")).err().unwrap();
     assert!(e.to_string().contains("flows[0].open_zones"), "{e}");
 }
+
+#[test]
+fn a_fio_iolog_with_zone_commands_replays_on_a_zoned_drive() {
+    let dir = std::env::temp_dir().join(format!("ssdlab-zns-trace-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = "fio version 2 iolog\n/dev/nvme0n2 add\n/dev/nvme0n2 open\n\
+                 /dev/nvme0n2 zone_reset 0 0\n/dev/nvme0n2 write 0 65536\n/dev/nvme0n2 zone_append 0 65536\n\
+                 /dev/nvme0n2 read 0 4096\n/dev/nvme0n2 zone_finish 0 0\n/dev/nvme0n2 zone_open 1048576 0\n\
+                 /dev/nvme0n2 zone_close 1048576 0\n/dev/nvme0n2 write 131072 4096\n/dev/nvme0n2 zone_reset 0 0\n";
+    std::fs::write(dir.join("zoned.iolog"), trace).unwrap();
+    let config = zoned("").replace(
+        "[[flows]]\nname = \"host\"\nkind = \"host\"\n",
+        "[[flows]]\nname = \"replay\"\nkind = \"trace\"\npath = \"zoned.iolog\"\nformat = \"fio\"\narrival_gap = \"1ms\"\n",
+    );
+    let mut sim = Simulation::from_toml_str(&config, &dir).unwrap();
+    let r = sim.run().unwrap();
+    let z = r.zns.unwrap();
+    assert_eq!((z.resets, z.appends, z.writes, z.finishes, z.explicit_opens, z.closes), (2, 1, 1, 1, 1, 1));
+    assert_eq!(z.failed.get("zone_is_full"), Some(&1), "{:?}", z.failed);
+    assert_eq!(z.zone_states["empty"], z.zones - 1);
+    assert_eq!(z.zone_states["closed"], 1);
+    std::fs::write(dir.join("bad.iolog"), "fio version 2 iolog\n/dev/nvme0n2 zone_reset 0 4096\n").unwrap();
+    let e = Simulation::from_toml_str(&config.replace("zoned.iolog", "bad.iolog"), &dir)
+        .and_then(|mut s| s.run().map(|_| ()))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("bad.iolog:2") && e.contains("length must be 0"), "{e}");
+    std::fs::remove_dir_all(&dir).ok();
+}

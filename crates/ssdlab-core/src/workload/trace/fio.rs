@@ -13,6 +13,11 @@
 //!   `wait` is not allowed in version 3.
 //!
 //! Offsets and lengths are bytes. The device is the file name.
+//!
+//! For zoned namespaces ssdlab also reads the actions `zone_append` (offset = the zone's first
+//! byte, length = the data) and `zone_open`, `zone_close`, `zone_finish`, `zone_reset` (offset =
+//! the zone's first byte, length 0): fio itself does not log zone commands, so these lines come
+//! from a host that does (a converted blktrace, a hand-written trace).
 
 use super::fields::{byte_range, split_whitespace, uint};
 use super::{Op, Parsed, Record};
@@ -88,6 +93,11 @@ pub(super) fn parse<'a>(line: &'a str, state: &mut State) -> Result<Parsed<'a>, 
         "write" => Op::Write,
         "trim" => Op::Trim,
         "sync" | "datasync" => Op::Flush,
+        "zone_append" => Op::Zone(crate::device::Op::ZoneAppend),
+        "zone_open" => Op::Zone(crate::device::Op::ZoneOpen),
+        "zone_close" => Op::Zone(crate::device::Op::ZoneClose),
+        "zone_finish" => Op::Zone(crate::device::Op::ZoneFinish),
+        "zone_reset" => Op::Zone(crate::device::Op::ZoneReset),
         "wait" if state.version == 2 => {
             if offset >= MIN_WAIT_US {
                 state.wait_us = state.wait_us.saturating_add(offset);
@@ -97,6 +107,12 @@ pub(super) fn parse<'a>(line: &'a str, state: &mut State) -> Result<Parsed<'a>, 
         "wait" => return Err("`wait` is not allowed in a version 3 iolog (its timestamps say when)".into()),
         other => return Err(format!("unknown action \"{other}\"")),
     };
+    let zone_management = matches!(op, Op::Zone(z) if z.is_zone_management());
+    if zone_management && length != 0 {
+        return Err(format!(
+            "`{action}` names a zone by its first byte and carries no data: its length must be 0, got {length}"
+        ));
+    }
     let (start_sector, sectors) = if op == Op::Flush { (0, 0) } else { byte_range(offset, length)? };
     Ok(Parsed::Record(Record { time, device: f[0], op, start_sector, sectors }))
 }

@@ -142,6 +142,9 @@ pub(super) enum Op {
     Trim,
     /// A request without data: flush, sync.
     Flush,
+    /// A zoned namespace's command (fio iologs' `zone_append`, `zone_open`, `zone_close`,
+    /// `zone_finish`, `zone_reset`: docs/traces.md).
+    Zone(RequestOp),
 }
 
 /// A format's line parser and the state it keeps between lines.
@@ -561,11 +564,12 @@ impl TraceReader {
                 Op::Write => RequestOp::Write,
                 Op::Trim => RequestOp::Trim,
                 Op::Flush => RequestOp::Flush,
+                Op::Zone(op) => op,
             };
             let wanted = match self.options.ops {
                 TraceOps::All => true,
                 TraceOps::Read => op == RequestOp::Read,
-                TraceOps::Write => op == RequestOp::Write,
+                TraceOps::Write => matches!(op, RequestOp::Write | RequestOp::ZoneAppend),
             };
             if !wanted {
                 self.first.filtered_ops += 1;
@@ -573,6 +577,10 @@ impl TraceReader {
             }
             if op == RequestOp::Flush {
                 return self.request(trace_time, early, op, 0, 0).map(Some);
+            }
+            if op.is_zone_management() {
+                // Names a zone by its first sector; carries none.
+                return self.request(trace_time, early, op, start_sector, 0).map(Some);
             }
             if sectors == 0 {
                 self.skipped.zero_size += 1;
