@@ -90,6 +90,9 @@ def results_problems(config: dict[str, Any], results: dict[str, Any]) -> list[st
     flows = results.get("flows") or []
     stopped_early = any("stall" in w or "stopped" in w for w in results.get("warnings", []))
     bounded_by_time = bool((config.get("run") or {}).get("max_simulated_time"))
+    # Zone writers also send resets, and the zones may refuse commands: neither is a read or a
+    # write, so their flows are checked together against the zones' counts.
+    zoned_done = zoned_wanted = 0
     for cfg, flow in zip(flows_cfg, flows, strict=False):
         if not isinstance(cfg, dict) or cfg.get("kind", "synthetic") != "synthetic":
             continue
@@ -97,8 +100,19 @@ def results_problems(config: dict[str, Any], results: dict[str, Any]) -> list[st
         if wanted is None or "duration" in cfg or bounded_by_time or stopped_early:
             continue
         done = flow["reads"]["count"] + flow["writes"]["count"]
-        if done != wanted:
+        if cfg.get("address") == "zoned":
+            zoned_done += done
+            zoned_wanted += wanted
+        elif done != wanted:
             problems.append(f"flow {flow['name']}: {done} requests completed, {wanted} issued")
+    zns = results.get("zns") or {}
+    if zoned_wanted:
+        others = zns.get("resets", 0) + sum((zns.get("failed") or {}).values())
+        if zoned_done + others != zoned_wanted:
+            problems.append(
+                f"zone writers: {zoned_done} reads and writes + {others} resets and refusals "
+                f"completed, {zoned_wanted} issued"
+            )
 
     device = results.get("device") or {}
     for op in ("reads", "writes"):
