@@ -251,6 +251,20 @@ fn validate_ftl(config: &Config) -> Result<(), ConfigError> {
     super::slc_cache::validate(config)?;
     super::namespaces::validate(config)?;
     super::zns::validate(config)?;
+    // Read reclaim moves a block's valid pages through the page FTL's GC; the block-mapped
+    // families keep their data by block and merge instead (fuzz seed 1727 #141: reclaimed
+    // pages of a block map read back as zeros).
+    if config.flash.reliability.as_ref().is_some_and(|r| r.read_reclaim_bits > 0)
+        && config.ftl.mapping != super::MappingFamily::Page
+    {
+        return Err(ConfigError::new(
+            "flash.reliability.read_reclaim_bits",
+            format!(
+                "read reclaim rewrites a block's pages through page-level GC, which ftl.mapping = \"{}\" does not have; set it to 0 (no read reclaim) or use page mapping",
+                super::family_name(config.ftl.mapping)
+            ),
+        ));
+    }
     parse_allocation(&ftl.allocation)?;
     fraction("ftl.over_provisioning", ftl.over_provisioning, false, true)?;
     fraction("ftl.gc_threshold", ftl.gc_threshold, true, true)?;
