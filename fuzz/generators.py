@@ -111,7 +111,13 @@ def data_config(rng: random.Random) -> dict[str, Any]:
         config["dram"]["page_policy"] = _pick(rng, ["open-page", "close-page"])
     # Issue 17's models: FDP handles per flow, an SLC cache that folds, read retries with reclaim.
     if mapping == "page" and interface != "open_channel" and rng.random() < 0.3:
-        handles = rng.randint(1, 4)
+        # Each handle past the first keeps two more blocks open per plane: draw only as many
+        # as the spare blocks hold (beside GC's reserve, two open blocks, and a block's margin
+        # for translation pages), as validation asks.
+        blocks = flash["blocks_per_plane"]
+        data_blocks = math.ceil(blocks * (1 - ftl["over_provisioning"]))
+        spare = blocks - data_blocks - max(2, math.ceil(0.05 * blocks)) - 2 - 1
+        handles = rng.randint(1, max(1, min(4, 1 + spare // 2)))
         ftl["fdp"] = {"reclaim_unit_handles": handles}
         for flow in config["flows"]:
             flow["placement_handle"] = rng.randrange(handles)

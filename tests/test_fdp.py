@@ -26,3 +26,54 @@ def test_a_handle_per_tenant_lowers_write_amplification():
 def test_a_handle_out_of_range_names_the_field():
     with pytest.raises(ssdlab.ConfigError, match=r"flows\[1\]\.placement_handle"):
         ssdlab.simulate(EXAMPLE, overrides=[*SHORT, "flows.1.placement_handle=9"])
+
+
+PLACED = {
+    "seed": 3,
+    "flash": {
+        "channels": 2,
+        "chips_per_channel": 1,
+        "dies_per_chip": 1,
+        "planes_per_die": 2,
+        "blocks_per_plane": 128,
+        "pages_per_block": 16,
+        "page_size": "4KiB",
+    },
+    "ftl": {"over_provisioning": 0.2, "fdp": {"reclaim_unit_handles": 4}},
+    "data": {"emulate": True},
+    "flows": [{"name": "host", "kind": "host", "placement_handle": 1}],
+}
+
+
+def test_a_host_places_each_write_by_its_own_handle():
+    dev = ssdlab.Device(PLACED)
+    payload = bytes(range(256)) * 16
+    dev.submit("write", 0, 8, data=payload, placement_handle=3)
+    dev.submit("write", 8, 8)  # the queue's flow's handle, 1
+    dev.submit("write", 16, 8, placement_handle=6)  # not offered: handle 0, and an event
+    dev.run_until_idle()
+    assert [c.status for c in dev.completions()] == ["success"] * 3
+    read = dev.submit("read", 0, 8)
+    dev.run_until_idle()
+    assert next(c for c in dev.completions() if c.id == read).data == payload
+    fdp = dev.results().fdp
+    assert fdp is not None
+    assert [h.host_bytes_written for h in fdp.handles] == [4096, 4096, 0, 4096]
+    assert fdp.events.invalid_placement_identifier == 1
+    event = fdp.events.log[0]
+    assert (event.event, event.placement_identifier, event.namespace_id, event.flow) == (
+        "invalid_placement_identifier",
+        6,
+        1,
+        "host",
+    )
+
+
+def test_a_placement_handle_needs_fdp_and_a_write():
+    dev = ssdlab.Device(PLACED)
+    with pytest.raises(ValueError, match="only a write carries a placement handle"):
+        dev.submit("read", 0, 8, placement_handle=1)
+    host_queue = [{"name": "host", "kind": "host"}]
+    plain = ssdlab.Device({**PLACED, "ftl": {"over_provisioning": 0.2}, "flows": host_queue})
+    with pytest.raises(ValueError, match=r"\[ftl\.fdp\]"):
+        plain.submit("write", 0, 8, placement_handle=1)

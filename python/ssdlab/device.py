@@ -115,18 +115,21 @@ class Device:
         data: bytes | bytearray | memoryview | None = None,
         queue: int = 0,
         id: int | None = None,
+        placement_handle: int | None = None,
     ) -> int:
         """Queues a request at the current time and returns its id (the next number unless
         `id` is given). `op` is one of ``read``, ``write``, ``flush``, ``trim``,
         ``write_zeroes``, and on a zoned namespace ``zone_append`` and the zone management ops
         ``zone_open``, ``zone_close``, ``zone_finish``, ``zone_reset`` (`start_sector` is the
         zone's first sector, no sectors); `data` (a write's ``sectors`` x 512 bytes) is kept
-        and returned by later reads (needs ``data.emulate``). Raises ValueError naming what is
-        wrong."""
+        and returned by later reads (needs ``data.emulate``). `placement_handle` places a write
+        by that FDP reclaim unit handle (needs ``[ftl.fdp]``; default: the queue's flow's
+        ``placement_handle``); one the device does not offer is placed by handle 0 and logged in
+        ``results().fdp["events"]``, as a drive does. Raises ValueError naming what is wrong."""
         if id is None:
             id = self._next_id
         payload = bytes(data) if data is not None and not isinstance(data, bytes) else data
-        self._device.submit(id, queue, op, start_sector, sectors, payload)
+        self._device.submit(id, queue, op, start_sector, sectors, payload, placement_handle)
         self._next_id = max(self._next_id, id + 1)
         return id
 

@@ -325,9 +325,30 @@ class FdpHandle(_Document):
     reclaim_units_erased: int
 
 
+class FdpEvent(_Document):
+    """One entry of the FDP events log."""
+
+    event: str
+    """``invalid_placement_identifier``."""
+    time_us: float
+    placement_identifier: int
+    """The placement handle the write carried."""
+    namespace_id: int
+    """1 = the first namespace (or the device's only one)."""
+    flow: str
+
+
+class FdpEvents(_Document):
+    """The FDP events log: counts by event type over the run and the last 64 events."""
+
+    invalid_placement_identifier: int = 0
+    """Writes carrying a handle the device does not offer (placed by handle 0)."""
+    log: list[FdpEvent] = Field(default_factory=list)
+
+
 class Fdp(_Document):
     """Flexible Data Placement (``fdp``; only with ``[ftl.fdp]``): the FDP statistics log (host
-    and media bytes written, media bytes erased) and each handle's share."""
+    and media bytes written, media bytes erased), each handle's share and the events log."""
 
     reclaim_unit_handles: int
     reclaim_unit_bytes: int
@@ -335,6 +356,8 @@ class Fdp(_Document):
     media_bytes_written: int
     media_bytes_erased: int
     handles: list[FdpHandle]
+    events: FdpEvents = Field(default_factory=FdpEvents)
+    """Empty in results written before the events log existed."""
 
 
 class SlcCache(_Document):

@@ -75,6 +75,13 @@ pub struct SsdlabRequest {
     pub queue: u16,
     /// An `SsdlabOp` value (a byte, so that no value from C is undefined behaviour here).
     pub op: u8,
+    /// NVMe directive type of a write (CDW12 DTYPE): 0 = none, 2 = data placement (FDP, needs
+    /// `[ftl.fdp]`); anything else is refused. In padding that older layouts left zeroed.
+    pub directive_type: u8,
+    /// With `directive_type` 2, the placement identifier (CDW13 DSPEC): the reclaim unit handle
+    /// the write is placed by. One the device does not offer is placed by handle 0 and logged
+    /// as an FDP event, as a drive does. Must be 0 without a directive.
+    pub directive_specific: u16,
     /// First 512-byte sector (0 for a flush).
     pub start_sector: u64,
     /// 512-byte sectors (0 for a flush).
@@ -82,6 +89,9 @@ pub struct SsdlabRequest {
     pub data: *const u8,
     pub data_len: usize,
 }
+
+/// NVMe's Data Placement directive type (`SsdlabRequest.directive_type`).
+pub const DIRECTIVE_DATA_PLACEMENT: u8 = 2;
 
 /// A finished request.
 #[repr(C)]
@@ -275,7 +285,31 @@ pub unsafe extern "C" fn ssdlab_submit(device: *mut SsdlabDevice, request: *cons
         let Some(op) = Op::from_code(r.op) else {
             return fail(SsdlabStatus::SsdlabInvalidArgument, format!("op {} is not an SsdlabOp", r.op));
         };
-        let host = HostRequest { id: r.id, queue: r.queue, op, start_sector: r.start_sector, sectors: r.sectors, data };
+        let placement_handle = match (r.directive_type, r.directive_specific) {
+            (0, 0) => None,
+            (0, dspec) => {
+                return fail(
+                    SsdlabStatus::SsdlabInvalidArgument,
+                    format!("directive_specific is {dspec} without a directive (directive_type 0)"),
+                )
+            }
+            (DIRECTIVE_DATA_PLACEMENT, dspec) => Some(dspec),
+            (dtype, _) => {
+                return fail(
+                    SsdlabStatus::SsdlabInvalidArgument,
+                    format!("directive_type {dtype} is not 0 (none) or 2 (data placement)"),
+                )
+            }
+        };
+        let host = HostRequest {
+            id: r.id,
+            queue: r.queue,
+            op,
+            start_sector: r.start_sector,
+            sectors: r.sectors,
+            data,
+            placement_handle,
+        };
         match d.device.submit(&host) {
             Ok(()) => SsdlabStatus::SsdlabOk,
             Err(e) => fail(SsdlabStatus::SsdlabRequestRefused, e.to_string()),

@@ -27,7 +27,91 @@ fn open() -> *mut SsdlabDevice {
 }
 
 fn request(id: u64, op: u8, start_sector: u64, sectors: u32) -> SsdlabRequest {
-    SsdlabRequest { id, queue: 0, op, start_sector, sectors, data: ptr::null(), data_len: 0 }
+    SsdlabRequest {
+        id,
+        queue: 0,
+        op,
+        directive_type: 0,
+        directive_specific: 0,
+        start_sector,
+        sectors,
+        data: ptr::null(),
+        data_len: 0,
+    }
+}
+
+fn drain(dev: *mut SsdlabDevice) {
+    let mut t = 0;
+    // SAFETY: a live device.
+    unsafe {
+        while ssdlab_next_event_time(dev, &mut t) == 1 {
+            assert_eq!(ssdlab_advance_to(dev, t), SsdlabStatus::SsdlabOk, "{}", last_error());
+        }
+    }
+}
+
+fn results(dev: *mut SsdlabDevice) -> serde_json::Value {
+    let mut needed = 0;
+    // SAFETY: a live device, a buffer of the size it asks for.
+    unsafe {
+        ssdlab_results_json(dev, ptr::null_mut(), 0, &mut needed);
+        let mut json = vec![0u8; needed];
+        assert_eq!(ssdlab_results_json(dev, json.as_mut_ptr().cast(), needed, &mut needed), SsdlabStatus::SsdlabOk);
+        serde_json::from_str(CStr::from_bytes_with_nul(&json).unwrap().to_str().unwrap()).unwrap()
+    }
+}
+
+#[test]
+fn the_request_layout_kept_its_offsets_when_directives_took_the_padding() {
+    assert_eq!(std::mem::size_of::<SsdlabRequest>(), 48);
+    assert_eq!(std::mem::offset_of!(SsdlabRequest, op), 10);
+    assert_eq!(std::mem::offset_of!(SsdlabRequest, directive_type), 11);
+    assert_eq!(std::mem::offset_of!(SsdlabRequest, directive_specific), 12);
+    assert_eq!(std::mem::offset_of!(SsdlabRequest, start_sector), 16);
+    assert_eq!(std::mem::offset_of!(SsdlabRequest, data), 32);
+}
+
+#[test]
+fn a_write_with_a_data_placement_directive_lands_in_its_reclaim_unit_handle() {
+    // Room for four handles' open reclaim units beside the fill's data.
+    let config = CONFIG.replace("blocks_per_plane = 32", "blocks_per_plane = 256");
+    let text = CString::new(format!("{config}[ftl.fdp]\nreclaim_unit_handles = 4\n")).unwrap();
+    let mut dev = ptr::null_mut();
+    // SAFETY: valid strings, out pointer, requests; the device is freed once.
+    unsafe {
+        assert_eq!(ssdlab_device_new(text.as_ptr(), ptr::null(), &mut dev), SsdlabStatus::SsdlabOk, "{}", last_error());
+        let write = |id, dtype, dspec| SsdlabRequest {
+            directive_type: dtype,
+            directive_specific: dspec,
+            ..request(id, SsdlabOp::SsdlabWrite as u8, id * 8, 8)
+        };
+        assert_eq!(ssdlab_submit(dev, &write(1, 2, 3)), SsdlabStatus::SsdlabOk, "{}", last_error());
+        assert_eq!(ssdlab_submit(dev, &write(2, 0, 0)), SsdlabStatus::SsdlabOk);
+        assert_eq!(ssdlab_submit(dev, &write(3, 2, 9)), SsdlabStatus::SsdlabOk, "handle 9 is not offered: handle 0");
+        assert_eq!(ssdlab_submit(dev, &write(4, 1, 0)), SsdlabStatus::SsdlabInvalidArgument);
+        assert!(last_error().contains("directive_type 1"), "{}", last_error());
+        assert_eq!(ssdlab_submit(dev, &write(4, 0, 3)), SsdlabStatus::SsdlabInvalidArgument);
+        assert!(last_error().contains("directive_specific"), "{}", last_error());
+        let read = SsdlabRequest { directive_type: 2, ..request(5, SsdlabOp::SsdlabRead as u8, 8, 8) };
+        assert_eq!(ssdlab_submit(dev, &read), SsdlabStatus::SsdlabRequestRefused);
+        assert!(last_error().contains("only a write carries a placement handle"), "{}", last_error());
+        drain(dev);
+        let fdp = &results(dev)["fdp"];
+        let host = |h: usize| fdp["handles"][h]["host_bytes_written"].as_u64().unwrap();
+        assert_eq!((host(0), host(1), host(2), host(3)), (8192, 0, 0, 4096), "{fdp}");
+        assert_eq!(fdp["events"]["invalid_placement_identifier"], 1);
+        assert_eq!(fdp["events"]["log"][0]["placement_identifier"], 9);
+        assert_eq!(fdp["events"]["log"][0]["namespace_id"], 1);
+        ssdlab_device_free(dev);
+    }
+    let plain = open();
+    let write = SsdlabRequest { directive_type: 2, ..request(1, SsdlabOp::SsdlabWrite as u8, 0, 8) };
+    // SAFETY: a live device and a valid request.
+    unsafe {
+        assert_eq!(ssdlab_submit(plain, &write), SsdlabStatus::SsdlabRequestRefused);
+        assert!(last_error().contains("[ftl.fdp]"), "{}", last_error());
+        ssdlab_device_free(plain);
+    }
 }
 
 #[test]

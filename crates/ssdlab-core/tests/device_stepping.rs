@@ -50,7 +50,7 @@ fn drain(dev: &mut Device) -> Vec<Completion> {
 }
 
 fn request(id: u64, op: Op, start_sector: u64, sectors: u32, data: Option<&[u8]>) -> HostRequest<'_> {
-    HostRequest { id, queue: 0, op, start_sector, sectors, data }
+    HostRequest { id, queue: 0, op, start_sector, sectors, data, placement_handle: None }
 }
 
 /// What the host expects each sector to hold, and the requests in flight (no two overlap, so

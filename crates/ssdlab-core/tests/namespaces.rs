@@ -60,7 +60,7 @@ fn each_namespace_has_its_own_address_space() {
     let mut id = 0;
     let mut send = |dev: &mut Device, queue: u16, op: Op, start: u64, sectors: u32, data: Option<&[u8]>| {
         id += 1;
-        dev.submit(&HostRequest { id, queue, op, start_sector: start, sectors, data }).unwrap();
+        dev.submit(&HostRequest { id, queue, op, start_sector: start, sectors, data, placement_handle: None }).unwrap();
         let mut done = Vec::new();
         while let Some(t) = dev.next_event_time() {
             dev.advance_to(t).unwrap();
@@ -88,7 +88,15 @@ fn each_namespace_has_its_own_address_space() {
     assert_eq!((report[0].zone, report[0].start_sector, report[0].state.as_str()), (0, 0, "empty"));
     assert!(dev.zone_report_of_queue(0, 0, 1).is_none());
     // Past a namespace's end is refused at submission.
-    let past = HostRequest { id: 99, queue: 2, op: Op::Read, start_sector: 8_192, sectors: 8, data: None };
+    let past = HostRequest {
+        id: 99,
+        queue: 2,
+        op: Op::Read,
+        start_sector: 8_192,
+        sectors: 8,
+        data: None,
+        placement_handle: None,
+    };
     assert!(dev.submit(&past).unwrap_err().to_string().contains("not within"));
     dev.simulation().check_state_invariants().unwrap();
 }

@@ -35,16 +35,22 @@ fn requests(name: &str, options: &TraceOptions) -> Vec<RequestSpec> {
 }
 
 fn req(arrival: u64, is_read: bool, start_sector: u64, sectors: u32) -> RequestSpec {
-    RequestSpec { arrival, op: if is_read { Op::Read } else { Op::Write }, start_sector, sectors }
+    RequestSpec {
+        arrival,
+        op: if is_read { Op::Read } else { Op::Write },
+        start_sector,
+        sectors,
+        placement_handle: None,
+    }
 }
 
 /// Trims and flushes are replayed as such (issue 13).
 fn trim(arrival: u64, start_sector: u64, sectors: u32) -> RequestSpec {
-    RequestSpec { arrival, op: Op::Trim, start_sector, sectors }
+    RequestSpec { arrival, op: Op::Trim, start_sector, sectors, placement_handle: None }
 }
 
 fn flush(arrival: u64) -> RequestSpec {
-    RequestSpec { arrival, op: Op::Flush, start_sector: 0, sectors: 0 }
+    RequestSpec { arrival, op: Op::Flush, start_sector: 0, sectors: 0, placement_handle: None }
 }
 
 /// A trace file in the temp folder, removed when dropped.

@@ -47,7 +47,9 @@ impl Host {
     fn submit(&mut self, op: Op, start_sector: u64, sectors: u32, data: Option<&[u8]>) -> u64 {
         let id = self.next_id;
         self.next_id += 1;
-        self.dev.submit(&HostRequest { id, queue: 0, op, start_sector, sectors, data }).expect("accepted");
+        self.dev
+            .submit(&HostRequest { id, queue: 0, op, start_sector, sectors, data, placement_handle: None })
+            .expect("accepted");
         id
     }
 
@@ -219,7 +221,15 @@ fn zone_commands_on_a_conventional_namespace_are_unsupported() {
 #[test]
 fn management_with_sectors_is_refused_at_submission() {
     let mut dev = device(&zoned(""));
-    let r = HostRequest { id: 1, queue: 0, op: Op::ZoneReset, start_sector: 0, sectors: 8, data: None };
+    let r = HostRequest {
+        id: 1,
+        queue: 0,
+        op: Op::ZoneReset,
+        start_sector: 0,
+        sectors: 8,
+        data: None,
+        placement_handle: None,
+    };
     let e = dev.submit(&r).unwrap_err().to_string();
     assert!(e.contains("zone_reset") && e.contains("no sectors"), "{e}");
     let past = HostRequest { start_sector: 32 * ZONE * 100, sectors: 0, ..r };

@@ -180,7 +180,8 @@ impl Device {
     }
 
     /// Queues a request at the current time; `ValueError` says why one is refused.
-    #[pyo3(signature = (id, queue, op, start_sector, sectors, data = None))]
+    #[pyo3(signature = (id, queue, op, start_sector, sectors, data = None, placement_handle = None))]
+    #[allow(clippy::too_many_arguments)]
     fn submit(
         &mut self,
         id: u64,
@@ -189,8 +190,9 @@ impl Device {
         start_sector: u64,
         sectors: u32,
         data: Option<&[u8]>,
+        placement_handle: Option<u16>,
     ) -> PyResult<()> {
-        let request = HostRequest { id, queue, op: op_from_name(op)?, start_sector, sectors, data };
+        let request = HostRequest { id, queue, op: op_from_name(op)?, start_sector, sectors, data, placement_handle };
         self.device.submit(&request).map_err(|e| PyValueError::new_err(e.to_string()))
     }
 

@@ -38,15 +38,31 @@ struct Line {
     pending: u64,
     /// Pages read ahead that no host read has used yet.
     prefetched: u64,
-    /// The flow whose data it is (its flush counts as that flow's FTL work).
-    flow: u16,
+    /// Whose data it is: its flush counts as that flow's FTL work, placed by the handle of the
+    /// line's last write (FDP).
+    writer: Writer,
     /// Its flush is a write-back that keeps the line (clean) once done, not an eviction.
     keep: bool,
 }
 
 impl Line {
-    fn new(key: u32, flow: u16) -> Self {
-        Self { key, dirty: 0, flushing: 0, pending: 0, prefetched: 0, flow, keep: false }
+    fn new(key: u32, writer: Writer) -> Self {
+        Self { key, dirty: 0, flushing: 0, pending: 0, prefetched: 0, writer, keep: false }
+    }
+}
+
+/// Who wrote a line last: the flow, and the FDP reclaim unit handle its write carried (0
+/// without `[ftl.fdp]`), which the line's flush is placed by.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Writer {
+    pub flow: u16,
+    pub handle: u8,
+}
+
+impl Writer {
+    /// A flow's line read from flash or read ahead (clean: its handle never places anything).
+    pub fn reader(flow: u16) -> Self {
+        Self { flow, handle: 0 }
     }
 }
 
@@ -57,7 +73,7 @@ pub enum Eviction {
     Freed,
     /// A dirty line must be written to flash: the pages in `pages` (bit i = logical page
     /// `first_lpa + i`); its space returns when the last [`CachePartition::flush_done`].
-    Flush { first_lpa: u32, pages: u64, flow: u16 },
+    Flush { first_lpa: u32, pages: u64, writer: Writer },
     /// Every line of the set is already being flushed, read ahead, or kept.
     Nothing,
 }
@@ -408,15 +424,15 @@ impl CachePartition {
     }
 
     /// Stores written sectors (the caller made sure a new line has room).
-    pub fn write(&mut self, lpa: u32, sectors: u64, flow: u16) {
+    pub fn write(&mut self, lpa: u32, sectors: u64, writer: Writer) {
         let (key, bit) = self.locate(lpa);
         let s = match self.index.get(&key) {
             Some(&s) => {
-                self.lines[s as usize].flow = flow;
+                self.lines[s as usize].writer = writer;
                 self.touch(s);
                 s
             }
-            None => self.insert(Line::new(key, flow)),
+            None => self.insert(Line::new(key, writer)),
         };
         self.set_dirty(s, self.lines[s as usize].dirty | bit);
         let i = self.sector_slot(s, bit);
@@ -436,7 +452,7 @@ impl CachePartition {
         if self.set_free(self.set_of(key)) == 0 && self.evict_clean(self.set_of(key)) != Eviction::Freed {
             return;
         }
-        let s = self.insert(Line::new(key, flow));
+        let s = self.insert(Line::new(key, Writer::reader(flow)));
         let i = self.sector_slot(s, bit);
         self.sectors[i] = sectors;
     }
@@ -479,7 +495,7 @@ impl CachePartition {
         self.set_dirty(s, 0);
         self.flushing += 1;
         self.set_flushing[set as usize] += 1;
-        Eviction::Flush { first_lpa: line.key * self.pages_per_line, pages: line.dirty, flow: line.flow }
+        Eviction::Flush { first_lpa: line.key * self.pages_per_line, pages: line.dirty, writer: line.writer }
     }
 
     /// The first logical page of each line holding data not yet on flash (dirty or being
@@ -508,13 +524,13 @@ impl CachePartition {
     /// dirty pages flushed now. With `keep` the line stays cached, clean, when they are done (a
     /// write-back); else it is dropped then, as after an eviction. Returns the pages as
     /// [`Eviction::Flush`] does, or `None` when there is nothing to start.
-    pub fn start_flush(&mut self, lpa: u32, keep: bool) -> Option<(u32, u64, u16)> {
+    pub fn start_flush(&mut self, lpa: u32, keep: bool) -> Option<(u32, u64, Writer)> {
         let (key, _) = self.locate(lpa);
         let s = *self.index.get(&key)?;
         self.flush_slot(s, keep)
     }
 
-    fn flush_slot(&mut self, s: u32, keep: bool) -> Option<(u32, u64, u16)> {
+    fn flush_slot(&mut self, s: u32, keep: bool) -> Option<(u32, u64, Writer)> {
         let line = self.lines[s as usize];
         if line.flushing != 0 || line.dirty == 0 {
             return None;
@@ -528,13 +544,13 @@ impl CachePartition {
             let set = self.set_of(line.key);
             self.set_flushing[set as usize] += 1;
         }
-        Some((line.key * self.pages_per_line, line.dirty, line.flow))
+        Some((line.key * self.pages_per_line, line.dirty, line.writer))
     }
 
     /// Background destaging: starts writing back the line dirtied longest ago that is not
     /// already being flushed (it stays cached, clean, once written). Returns its pages as
     /// [`Eviction::Flush`] does, or `None` when no line can start.
-    pub fn start_destage(&mut self) -> Option<(u32, u64, u16)> {
+    pub fn start_destage(&mut self) -> Option<(u32, u64, Writer)> {
         // A line rewritten during its flush waits for that flush (two flushes of a page in
         // flight could reach flash out of order); there are at most as many as flushes in flight.
         let mut s = self.dirty_order.tail(0);
@@ -630,7 +646,7 @@ impl CachePartition {
                 if self.set_free(set) == 0 && self.evict_clean(set) != Eviction::Freed {
                     return false;
                 }
-                self.insert(Line::new(key, flow))
+                self.insert(Line::new(key, Writer::reader(flow)))
             }
         };
         let line = &mut self.lines[s as usize];

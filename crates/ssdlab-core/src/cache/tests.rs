@@ -9,7 +9,7 @@ const NONE: std::ops::RangeInclusive<u32> = 1000..=1000;
 #[test]
 fn reads_hit_only_when_every_sector_is_cached() {
     let mut c = CachePartition::pages(4);
-    c.write(7, 0b0011, 0);
+    c.write(7, 0b0011, Writer::default());
     assert_eq!(c.lookup(7, 0b0001), Lookup::Hit);
     assert_eq!(c.lookup(7, 0b0111), Lookup::Miss);
     assert_eq!(c.lookup(8, 1), Lookup::Miss);
@@ -18,17 +18,17 @@ fn reads_hit_only_when_every_sector_is_cached() {
 #[test]
 fn eviction_flushes_dirty_lines_and_frees_their_space_when_the_flush_completes() {
     let mut c = CachePartition::pages(2);
-    c.write(1, 1, 0);
-    c.write(2, 1, 0);
+    c.write(1, 1, Writer::default());
+    c.write(2, 1, Writer::default());
     assert_eq!(c.free(), 0);
-    assert_eq!(c.evict_one(0, NONE), Eviction::Flush { first_lpa: 1, pages: 1, flow: 0 });
+    assert_eq!(c.evict_one(0, NONE), Eviction::Flush { first_lpa: 1, pages: 1, writer: Writer::default() });
     assert_eq!(c.free(), 0, "space returns only after the flush");
-    assert_eq!(c.evict_one(0, NONE), Eviction::Flush { first_lpa: 2, pages: 1, flow: 0 });
+    assert_eq!(c.evict_one(0, NONE), Eviction::Flush { first_lpa: 2, pages: 1, writer: Writer::default() });
     assert_eq!(c.evict_one(0, NONE), Eviction::Nothing);
     c.flush_done(1);
     assert_eq!(c.free(), 1);
     // Rewritten during its flush: the line stays, dirty.
-    c.write(2, 2, 0);
+    c.write(2, 2, Writer::default());
     c.flush_done(2);
     assert!(c.contains(2));
 }
@@ -51,8 +51,8 @@ fn lines_map_to_sets_by_line_number_modulo_sets() {
     assert_eq!((c.set_of_page(2), c.set_of_page(7)), (1, 3));
     assert_eq!(c.set_of_page(8), 0, "line 4 wraps to set 0");
     // Set 0 full (lines 0 and 4): a write of line 8 does not fit, one of line 1 does.
-    c.write(0, 1, 0);
-    c.write(8, 1, 0);
+    c.write(0, 1, Writer::default());
+    c.write(8, 1, Writer::default());
     assert_eq!(c.set_free(0), 0);
     assert_eq!(c.free(), 6, "the other sets are empty");
     assert!(!c.fits(16..=16));
@@ -65,10 +65,10 @@ fn lines_map_to_sets_by_line_number_modulo_sets() {
 #[test]
 fn a_line_of_several_pages_is_flushed_page_by_page() {
     let mut c = shaped(2, 2, 4, Replacement::Lru, 1);
-    c.write(4, 0b1, 0);
-    c.write(6, 0b11, 0);
+    c.write(4, 0b1, Writer::default());
+    c.write(6, 0b11, Writer::default());
     assert_eq!(c.used(), 1, "pages 4 and 6 share line 1");
-    assert_eq!(c.evict_one(0, NONE), Eviction::Flush { first_lpa: 4, pages: 0b101, flow: 0 });
+    assert_eq!(c.evict_one(0, NONE), Eviction::Flush { first_lpa: 4, pages: 0b101, writer: Writer::default() });
     assert_eq!(c.sectors_of(6), 0b11);
     c.flush_done(4);
     assert_eq!(c.used(), 1, "page 6 is still being flushed");

@@ -329,6 +329,27 @@ fn validate_ftl(config: &Config) -> Result<(), ConfigError> {
             ),
         ));
     }
+    // FDP: each further reclaim unit handle keeps its own open block for host data and one for
+    // GC's moves on every plane (static allocation fixes a logical page's plane).
+    if let Some(fdp) = ftl.fdp.as_ref().filter(|_| config.zns.is_none()) {
+        let extra = 2 * fdp.reclaim_unit_handles.saturating_sub(1) as u64;
+        if geometry.max_mapped_pages_per_plane() > usable.saturating_sub(extra * geometry.pages_per_block as u64) {
+            let fitting = (usable / geometry.pages_per_block as u64)
+                .saturating_sub(geometry.max_mapped_pages_per_plane().div_ceil(geometry.pages_per_block as u64))
+                / 2
+                + 1;
+            return Err(ConfigError::new(
+                "ftl.fdp.reclaim_unit_handles",
+                format!(
+                    "{} handles keep {} more open blocks per plane than one (a host and a GC reclaim unit each), leaving too little spare space on this geometry ({} blocks per plane, {} held back for GC and the open blocks); use at most {fitting} handles, or more over-provisioning",
+                    fdp.reclaim_unit_handles,
+                    extra,
+                    geometry.blocks_per_plane,
+                    reserve + extra
+                ),
+            ));
+        }
+    }
     Ok(())
 }
 

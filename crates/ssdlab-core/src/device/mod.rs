@@ -137,6 +137,11 @@ pub struct HostRequest<'a> {
     /// A write's bytes (`sectors` x 512): kept and returned by later reads. Needs
     /// `[data] emulate`; without them a write stores the model's generated content.
     pub data: Option<&'a [u8]>,
+    /// FDP (`[ftl.fdp]`): the reclaim unit handle a write is placed by (NVMe's
+    /// data placement directive, DTYPE 2h, with the handle in DSPEC). `None` takes the queue's
+    /// flow's `placement_handle`. A handle the device does not offer is placed by handle 0 and
+    /// logged as an invalid placement identifier event (TP4146), as a drive does.
+    pub placement_handle: Option<u16>,
 }
 
 /// How a request ended.
@@ -249,6 +254,10 @@ pub enum SubmitError {
     DuplicateId { id: u64 },
     #[error("a {op} names a zone by its first sector and carries no sectors, got {sectors}")]
     ZoneOpWithSectors { op: &'static str, sectors: u32 },
+    #[error("placement_handle: only a write carries a placement handle, not a {op}")]
+    PlacementOnNonWrite { op: &'static str },
+    #[error("placement_handle: the device has no Flexible Data Placement; add [ftl.fdp] to its config")]
+    PlacementWithoutFdp,
 }
 
 /// A device an outside host drives (see the module comment).

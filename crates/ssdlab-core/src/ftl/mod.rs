@@ -131,6 +131,10 @@ pub struct Ftl {
     reclaim_queue: Vec<u32>,
     /// FDP: each flow's reclaim unit handle (empty without FDP: every write is handle 0).
     flow_handles: Vec<u8>,
+    /// FDP: the reclaim unit handles offered (0 without FDP).
+    reclaim_unit_handles: u32,
+    /// FDP: the events log (LID 23h).
+    pub fdp_events: fdp::EventLog,
     /// `[flash.slc_cache]`, when on.
     slc_cache: Option<crate::config::SlcCacheConfig>,
     /// FDP or the SLC cache count what each placed page was (`note_placement`).
@@ -192,6 +196,8 @@ impl Ftl {
             slc_cache: config.flash.slc_cache.clone(),
             placement_stats: fdp || config.flash.slc_cache.is_some(),
             zones,
+            reclaim_unit_handles: per_handle as u32,
+            fdp_events: fdp::EventLog::default(),
             flow_handles: if fdp {
                 config.flows.iter().map(|f| f.placement_handle.unwrap_or(0) as u8).collect()
             } else {
@@ -320,6 +326,21 @@ impl Ftl {
     #[inline]
     pub fn handle_of_flow(&self, flow: u16) -> u8 {
         self.flow_handles.get(flow as usize).copied().unwrap_or(0)
+    }
+
+    /// The handle a write of `flow` is placed by: the one it carries (a trace's or an outside
+    /// host's per-request handle), else its flow's. One the device does not offer is placed by
+    /// handle 0 and logged as an Invalid Placement Identifier event (TP4146). 0 without FDP.
+    pub fn placement_of_write(&mut self, flow: u16, carried: Option<u16>, namespace_id: u32, now: SimTime) -> u8 {
+        match carried {
+            _ if self.reclaim_unit_handles == 0 => 0,
+            None => self.handle_of_flow(flow),
+            Some(h) if (h as u32) < self.reclaim_unit_handles => h as u8,
+            Some(h) => {
+                self.fdp_events.invalid_placement_identifier(now, h, namespace_id, flow);
+                0
+            }
+        }
     }
 
     /// Where a host write of `handle` on `plane` goes: into the SLC cache while the plane's

@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 use super::flash_path::sector_mask;
 use super::{Event, Simulation};
 use crate::cache::destage::{BackgroundDestage, ColdDestage};
-use crate::cache::{CachePartition, Eviction, Lookup};
+use crate::cache::{CachePartition, Eviction, Lookup, Writer};
 use crate::config::{CacheMode, CacheShape, Config, Destage, Priority, Sharing};
 use crate::engine::RandomStream;
 use crate::flash::SECTOR_BYTES;
@@ -243,14 +243,14 @@ impl Simulation {
     /// Writes the request's sectors into cache lines and its data into DRAM; the request
     /// completes when the DRAM write is done.
     fn store_write(&mut self, request: u32, p: usize) {
-        let flow = self.requests_flow(request) as u16;
+        let writer = self.request_writer(request);
         let (pages, start, end) = self.request_pages(request);
         let spp = self.ftl.geometry.sectors_per_page;
         for lpa in pages {
             let page_start = lpa * spp;
             let first = start.max(page_start) - page_start;
             let covered = (end.min(page_start + spp) - page_start - first) as u32;
-            self.cache.partitions[p].write(lpa as u32, sector_mask(first, covered), flow);
+            self.cache.partitions[p].write(lpa as u32, sector_mask(first, covered), writer);
             if self.cache.partitions.len() > 1 {
                 self.cache.forget(lpa as u32, sector_mask(first, covered), Some(p));
             }
@@ -318,7 +318,7 @@ impl Simulation {
                 }
                 match self.cache.partitions[p].evict_one(set, keep.clone()) {
                     Eviction::Freed => {}
-                    Eviction::Flush { first_lpa, pages, flow } => self.flush_pages(p, first_lpa, pages, flow),
+                    Eviction::Flush { first_lpa, pages, writer } => self.flush_pages(p, first_lpa, pages, writer),
                     Eviction::Nothing => break,
                 }
             }
@@ -328,7 +328,8 @@ impl Simulation {
 
     /// Writes a dirty line to flash as an FTL-internal page write (a partial line is merged with
     /// the rest of the page by a read-modify-write, like any partial write).
-    fn flush_line(&mut self, lpa: u32, sectors: u64, flow: u16) {
+    fn flush_line(&mut self, lpa: u32, sectors: u64, writer: Writer) {
+        let flow = writer.flow;
         self.cache.flushes += 1;
         if let Some(d) = self.cache.cold_destage.as_mut() {
             d.started(self.cache.partition_of_flow[flow as usize], sectors.count_ones() as u64);
@@ -340,6 +341,7 @@ impl Simulation {
                 sectors.trailing_zeros() as u16,
             ),
         );
+        self.note_flush_placement(id, writer.handle);
         self.start_user_page(id);
     }
 
@@ -364,22 +366,22 @@ impl Simulation {
     /// (a host flush under background destaging) the line stays cached, clean, as the
     /// background writer leaves its lines.
     pub(super) fn flush_cache_line(&mut self, p: usize, first_lpa: u32, keep: bool) {
-        let Some((first, pages, flow)) = self.cache.partitions[p].start_flush(first_lpa, keep) else { return };
+        let Some((first, pages, writer)) = self.cache.partitions[p].start_flush(first_lpa, keep) else { return };
         if keep {
             self.cache.background.as_mut().expect("only background destaging keeps").in_flight_pages +=
                 pages.count_ones();
         }
-        self.flush_pages(p, first, pages, flow);
+        self.flush_pages(p, first, pages, writer);
     }
 
     /// Issues the flash writes of line pages `pages` (bit i = logical page `first + i`).
-    fn flush_pages(&mut self, p: usize, first: u32, pages: u64, flow: u16) {
+    fn flush_pages(&mut self, p: usize, first: u32, pages: u64, writer: Writer) {
         let mut rest = pages;
         while rest != 0 {
             let lpa = first + rest.trailing_zeros();
             rest &= rest - 1;
             let sectors = self.cache.partitions[p].sectors_of(lpa);
-            self.flush_line(lpa, sectors, flow);
+            self.flush_line(lpa, sectors, writer);
         }
     }
 
@@ -405,7 +407,7 @@ impl Simulation {
                     }
                     checked_workload = true;
                 }
-                let Some((first, pages, flow)) = self.cache.partitions[p].start_destage() else { break };
+                let Some((first, pages, writer)) = self.cache.partitions[p].start_destage() else { break };
                 let d = self.cache.background.as_mut().expect("checked above");
                 let n = pages.count_ones();
                 d.in_flight_pages += n;
@@ -413,7 +415,7 @@ impl Simulation {
                 if d.idle {
                     d.destaged_when_idle += n as u64;
                 }
-                self.flush_pages(p, first, pages, flow);
+                self.flush_pages(p, first, pages, writer);
             }
         }
     }

@@ -122,6 +122,14 @@ impl Simulation {
                 return Err(SubmitError::DataNotKept);
             }
         }
+        if request.placement_handle.is_some() {
+            if !op.writes() {
+                return Err(SubmitError::PlacementOnNonWrite { op: op.name() });
+            }
+            if self.config.ftl.fdp.is_none() {
+                return Err(SubmitError::PlacementWithoutFdp);
+            }
+        }
         if self.host.in_flight.contains_key(&request.id) {
             return Err(SubmitError::DuplicateId { id: request.id });
         }
@@ -136,6 +144,7 @@ impl Simulation {
                 request.start_sector
             },
             sectors: request.sectors,
+            placement_handle: request.placement_handle,
         };
         let id = self.submit_op(flow as usize, spec, op);
         if let Some(d) = self.data.as_deref_mut() {

@@ -35,7 +35,13 @@ impl Simulation {
         let now = self.now();
         match &mut self.flows[f].source {
             Source::Synthetic(s) => Ok(Some(s.next(now))),
-            Source::Trace(r) => Ok(r.next_request()?),
+            Source::Trace(r) => {
+                let spec = r.next_request()?;
+                if let Some(spec) = &spec {
+                    self.check_trace_placement(f, spec)?;
+                }
+                Ok(spec)
+            }
             Source::Host => Ok(None),
         }
     }
@@ -77,6 +83,7 @@ impl Simulation {
     }
 
     pub(super) fn submit_op(&mut self, f: usize, spec: RequestSpec, op: Op) -> u32 {
+        let placement = self.placement_of(f, &spec);
         let flow = &mut self.flows[f];
         let request = self.requests.insert(Request {
             flow: f as u16,
@@ -96,6 +103,7 @@ impl Simulation {
             read_retries: 0,
             status: crate::device::Status::Success,
             zone_tracked: false,
+            placement,
         });
         flow.issued += 1;
         if flow.sq.len() < flow.sq_depth as usize {

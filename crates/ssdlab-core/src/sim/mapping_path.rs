@@ -7,7 +7,6 @@ use rustc_hash::FxHashMap;
 use super::Simulation;
 use crate::config::{Config, GcMapUpdates, Sharing, TranslationWriteBack};
 use crate::flash::Geometry;
-use crate::ftl::blocks::Stream;
 use crate::ftl::cmt::{CmtPartition, Evicted};
 use crate::ftl::mapping::UNMAPPED;
 use crate::ftl::transaction::{Class, Transaction, TxnKind, NO_REQUEST};
@@ -302,16 +301,6 @@ impl Simulation {
             m.waiting.entry(tpage).or_insert(NO_TXN);
             // Counted with the translation-page reads when it completes, as MQSim counts it.
             self.queue_txn(TxnKind::MappingRead, NO_REQUEST, tlpa, ppa, 1);
-        }
-    }
-
-    /// Allocation stream of a write transaction: GC moves keep their victim's reclaim unit
-    /// handle, host writes carry their flow's (FDP), the FTL's own writes take handle 0.
-    pub(super) fn write_stream(&self, t: &crate::ftl::transaction::Transaction) -> Stream {
-        match t.kind {
-            TxnKind::GcWrite => self.ftl.gc_stream(t.plane),
-            TxnKind::UserWrite => self.ftl.host_stream(t.plane, self.ftl.handle_of_flow(t.flow)),
-            _ => Stream::USER,
         }
     }
 }

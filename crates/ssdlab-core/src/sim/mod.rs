@@ -12,6 +12,7 @@ mod cache_path;
 mod channel_path;
 mod data_path;
 mod dram_path;
+mod fdp_path;
 mod flash_path;
 mod host_device;
 mod host_path;
@@ -125,6 +126,8 @@ struct Request {
     status: crate::device::Status,
     /// Counted among its zone's commands in flight (`zone_path`).
     zone_tracked: bool,
+    /// FDP: the reclaim unit handle a write is placed by (`fdp_path`).
+    placement: u8,
 }
 
 enum Source {
@@ -189,6 +192,8 @@ pub struct Simulation {
     /// User reads in flight: the blocks they pin against erasure, and those of unmapped pages.
     read_pins: read_pins::ReadPins,
     requests: Slab<Request>,
+    /// FDP: the handle of each cache flush transaction slot (`fdp_path`; empty without FDP).
+    flush_placement: Vec<u8>,
     flows: Vec<Flow>,
     /// User writes waiting for their plane to have space (GC is reclaiming it).
     stalled_writes: Vec<VecDeque<u32>>,
@@ -314,6 +319,7 @@ impl Simulation {
             spent: Vec::new(),
             read_pins: Default::default(),
             requests: Slab::default(),
+            flush_placement: Vec::new(),
             flows,
             stalled_writes: vec![VecDeque::new(); g.planes as usize],
             stalled_gc_writes: vec![VecDeque::new(); g.planes as usize],

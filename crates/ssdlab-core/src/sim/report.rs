@@ -450,7 +450,9 @@ impl Simulation {
             .map(|(i, f)| (f.name.clone(), self.ftl.handle_of_flow(i as u16) as u32))
             .collect();
         let block_bytes = g.page_size_bytes * g.pages_per_block as u64;
-        Some(crate::ftl::fdp::FdpSummary::new(&self.ftl.stats, g.page_size_bytes, block_bytes, &flows))
+        let names: Vec<String> = self.flows.iter().map(|f| f.name.clone()).collect();
+        let events = self.ftl.fdp_events.summary(&names);
+        Some(crate::ftl::fdp::FdpSummary::new(&self.ftl.stats, g.page_size_bytes, block_bytes, &flows, events))
     }
 }
 

@@ -16,6 +16,9 @@ pub struct RequestSpec {
     pub op: Op,
     pub start_sector: u64,
     pub sectors: u32,
+    /// FDP: the placement handle the write carries (a trace's per-request handle); `None`
+    /// takes its flow's `placement_handle`.
+    pub placement_handle: Option<u16>,
 }
 
 impl RequestSpec {

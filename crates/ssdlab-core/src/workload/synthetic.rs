@@ -189,7 +189,7 @@ impl Synthetic {
         };
         if let Pattern::Zoned(writer) = &mut self.pattern {
             let (op, start_sector, sectors) = writer.next(&mut self.rng, is_read, sectors);
-            return RequestSpec { arrival, op, start_sector, sectors };
+            return RequestSpec { arrival, op, start_sector, sectors, placement_handle: None };
         }
         let units = self.ws_sectors / self.align_sectors;
         // A flow that gives no random_fraction (1) draws nothing here, so its stream is the same
@@ -220,7 +220,13 @@ impl Synthetic {
         }
         self.following_unit = (offset + sectors).div_ceil(self.align_sectors) % units;
         let op = if is_read { Op::Read } else { Op::Write };
-        RequestSpec { arrival, op, start_sector: self.ws_start_sector + offset, sectors: sectors as u32 }
+        RequestSpec {
+            arrival,
+            op,
+            start_sector: self.ws_start_sector + offset,
+            sectors: sectors as u32,
+            placement_handle: None,
+        }
     }
 }
 

@@ -257,7 +257,8 @@ impl<'d> DeviceLoop<'d> {
     fn submit(&mut self, pending: Pending, op: Op, start_sector: u64, sectors: u32, data: Option<&[u8]>) {
         self.next_id += 1;
         let id = self.next_id;
-        let request = HostRequest { id, queue: pending.queue as u16, op, start_sector, sectors, data };
+        let request =
+            HostRequest { id, queue: pending.queue as u16, op, start_sector, sectors, data, placement_handle: None };
         match self.device.submit(&request) {
             Ok(()) => {
                 self.requests += 1;

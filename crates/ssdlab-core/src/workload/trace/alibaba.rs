@@ -29,5 +29,5 @@ pub(super) fn parse(line: &str, first: bool) -> Result<Parsed<'_>, String> {
     let time = uint(f[4], "timestamp")?;
     let (start_sector, sectors) = byte_range(offset, length)?;
     let op = if is_read { Op::Read } else { Op::Write };
-    Ok(Parsed::Record(Record { time, device: f[0], op, start_sector, sectors }))
+    Ok(Parsed::Record(Record { time, device: f[0], op, start_sector, sectors, placement_handle: None }))
 }

@@ -87,7 +87,14 @@ pub(super) fn parse<'a>(line: &'a str, action: &str) -> Result<Parsed<'a>, Strin
     };
     // No `sector + blocks`: a request without data (a flush, or a SCSI command).
     if count == 7 || f[7].starts_with(['[', '(']) {
-        return Ok(Parsed::Record(Record { time, device: f[0], op: Op::Flush, start_sector: 0, sectors: 0 }));
+        return Ok(Parsed::Record(Record {
+            time,
+            device: f[0],
+            op: Op::Flush,
+            start_sector: 0,
+            sectors: 0,
+            placement_handle: None,
+        }));
     }
     if count < 10 || f[8] != "+" {
         return Err(format!(
@@ -97,5 +104,5 @@ pub(super) fn parse<'a>(line: &'a str, action: &str) -> Result<Parsed<'a>, Strin
     }
     let start_sector = uint(f[7], "the sector")?;
     let sectors = uint(f[9], "the block count")?;
-    Ok(Parsed::Record(Record { time, device: f[0], op, start_sector, sectors }))
+    Ok(Parsed::Record(Record { time, device: f[0], op, start_sector, sectors, placement_handle: None }))
 }

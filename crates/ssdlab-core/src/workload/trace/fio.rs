@@ -114,5 +114,5 @@ pub(super) fn parse<'a>(line: &'a str, state: &mut State) -> Result<Parsed<'a>, 
         ));
     }
     let (start_sector, sectors) = if op == Op::Flush { (0, 0) } else { byte_range(offset, length)? };
-    Ok(Parsed::Record(Record { time, device: f[0], op, start_sector, sectors }))
+    Ok(Parsed::Record(Record { time, device: f[0], op, start_sector, sectors, placement_handle: None }))
 }

@@ -133,6 +133,8 @@ pub(super) struct Record<'a> {
     op: Op,
     start_sector: u64,
     sectors: u64,
+    /// FDP placement handle of a write (the `mqsim` format's optional sixth column).
+    placement_handle: Option<u16>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -424,6 +426,11 @@ impl TraceReader {
         self.format
     }
 
+    /// An error about the record read last (its file and line).
+    pub fn error_here(&self, reason: String) -> TraceError {
+        self.error(reason)
+    }
+
     fn error(&self, reason: String) -> TraceError {
         TraceError { file: self.path.clone(), line: self.line_number, reason }
     }
@@ -530,7 +537,7 @@ impl TraceReader {
                 }
             };
             let device_ok = self.device.as_mut().is_none_or(|filter| filter.matches(record.device));
-            let Record { time, op, start_sector, sectors, .. } = record;
+            let Record { time, op, start_sector, sectors, placement_handle, .. } = record;
             // Trace time of this record. One earlier than the first record is at trace time 0
             // and, if replayed, is counted as out of order.
             let origin = *self.origin.get_or_insert(time);
@@ -576,17 +583,17 @@ impl TraceReader {
                 continue;
             }
             if op == RequestOp::Flush {
-                return self.request(trace_time, early, op, 0, 0).map(Some);
+                return self.request(trace_time, early, op, 0, 0, None).map(Some);
             }
             if op.is_zone_management() {
                 // Names a zone by its first sector; carries none.
-                return self.request(trace_time, early, op, start_sector, 0).map(Some);
+                return self.request(trace_time, early, op, start_sector, 0, None).map(Some);
             }
             if sectors == 0 {
                 self.skipped.zero_size += 1;
                 continue;
             }
-            return self.request(trace_time, early, op, start_sector, sectors).map(Some);
+            return self.request(trace_time, early, op, start_sector, sectors, placement_handle).map(Some);
         }
         self.check_device_matched()?;
         Ok(None)
@@ -619,6 +626,7 @@ impl TraceReader {
         op: RequestOp,
         start: u64,
         sectors: u64,
+        placement_handle: Option<u16>,
     ) -> Result<RequestSpec, TraceError> {
         let first = *self.replay_origin.get_or_insert(trace_time);
         let since_first = trace_time.saturating_sub(first);
@@ -659,7 +667,7 @@ impl TraceReader {
             }
         }
         self.requests += 1;
-        Ok(RequestSpec { arrival, op, start_sector: start, sectors: sectors as u32 })
+        Ok(RequestSpec { arrival, op, start_sector: start, sectors: sectors as u32, placement_handle })
     }
 
     /// At the end of the trace: a device filter that never matched is most likely a typo.

@@ -26,5 +26,5 @@ pub(super) fn parse(line: &str, first: bool) -> Result<Parsed<'_>, String> {
     let size = uint(f[5], "Size")?;
     let (start_sector, sectors) = byte_range(offset, size)?;
     let op = if is_read { Op::Read } else { Op::Write };
-    Ok(Parsed::Record(Record { time, device: f[2], op, start_sector, sectors }))
+    Ok(Parsed::Record(Record { time, device: f[2], op, start_sector, sectors, placement_handle: None }))
 }

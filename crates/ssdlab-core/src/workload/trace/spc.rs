@@ -27,5 +27,12 @@ pub(super) fn parse(line: &str, first: bool) -> Result<Parsed<'_>, String> {
     let time = seconds_as_ns(f[4], "Timestamp")?;
     let op = if is_read { Op::Read } else { Op::Write };
     // The range starts on a block boundary: the sectors are the size rounded up.
-    Ok(Parsed::Record(Record { time, device: f[0], op, start_sector, sectors: size.div_ceil(SECTOR_BYTES) }))
+    Ok(Parsed::Record(Record {
+        time,
+        device: f[0],
+        op,
+        start_sector,
+        sectors: size.div_ceil(SECTOR_BYTES),
+        placement_handle: None,
+    }))
 }

@@ -27,5 +27,5 @@ pub(super) fn parse(line: &str, first: bool) -> Result<Parsed<'_>, String> {
         other => return Err(format!("IOType must be 0 (read) or 1 (write), got {other}")),
     };
     uint(f[4], "VolumeID")?;
-    Ok(Parsed::Record(Record { time, device: f[4], op, start_sector, sectors }))
+    Ok(Parsed::Record(Record { time, device: f[4], op, start_sector, sectors, placement_handle: None }))
 }

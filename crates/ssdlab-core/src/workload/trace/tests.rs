@@ -37,11 +37,20 @@ fn mqsim(text: &str) -> (TempTrace, TraceReader) {
 fn reads_records_relative_to_the_first() {
     let (_f, mut r) = mqsim("1000 0 16 8 1\n\n# note\n3000 1 32 16 0\n");
     let a = r.next_request().unwrap().unwrap();
-    assert_eq!(a, RequestSpec { arrival: 0, op: crate::device::Op::Read, start_sector: 16, sectors: 8 });
+    assert_eq!(
+        a,
+        RequestSpec { arrival: 0, op: crate::device::Op::Read, start_sector: 16, sectors: 8, placement_handle: None }
+    );
     let b = r.next_request().unwrap().unwrap();
     assert_eq!(
         b,
-        RequestSpec { arrival: 2000 * PS_PER_NS, op: crate::device::Op::Write, start_sector: 32, sectors: 16 }
+        RequestSpec {
+            arrival: 2000 * PS_PER_NS,
+            op: crate::device::Op::Write,
+            start_sector: 32,
+            sectors: 16,
+            placement_handle: None
+        }
     );
     assert!(r.next_request().unwrap().is_none());
 }
