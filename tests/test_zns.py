@@ -105,3 +105,14 @@ def test_the_zn540_class_example_writes_without_gc(tmp_path):
 def test_bad_zone_settings_name_their_field(override, field):
     with pytest.raises(ssdlab.ConfigError, match=field.replace("[", r"\[").replace("]", r"\]")):
         ssdlab.simulate(EXAMPLE, overrides=["flows.0.requests=10", override])
+
+
+def test_an_lsm_store_places_files_by_level():
+    lsm_example = REPO_ROOT / "examples" / "zns-lsm-rocksdb.toml"
+    results = ssdlab.simulate(lsm_example, overrides=["flows.0.requests=120000"])
+    store = results.flows[0].lsm
+    assert store is not None and store.levels == 4 and store.files_per_zone == 16
+    assert store.compactions > 0 and store.host_write_amplification > 1.0
+    assert results.zns.write_amplification == 1.0 and not results.zns.failed
+    with pytest.raises(ssdlab.ConfigError, match=r"flows\[0\]\.lsm\.fanout"):
+        ssdlab.simulate(lsm_example, overrides=["flows.0.lsm.fanout=1"])

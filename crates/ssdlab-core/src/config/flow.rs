@@ -38,6 +38,9 @@ pub struct FlowConfig {
     /// A zoned writer writes by Zone Append (the device picks the place) instead of writes at
     /// the write pointer (default false).
     pub zone_append: Option<bool>,
+    /// A zoned writer that is an LSM-tree store placing its files in zones by level, as ZenFS
+    /// places RocksDB's (`[flows.lsm]`; docs/zns.md). Needs `address = "zoned"`.
+    pub lsm: Option<LsmConfig>,
     /// Start addresses are multiples of this size.
     pub alignment: Option<Size>,
     /// Fraction of the logical space the flow addresses, starting at `working_set_start`.
@@ -215,5 +218,30 @@ impl<'de> Deserialize<'de> for RequestSize {
             }
         }
         deserializer.deserialize_any(V)
+    }
+}
+
+/// `[flows.lsm]`: the LSM-tree store of a zoned writer (`workload::lsm`).
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct LsmConfig {
+    /// Levels of the tree, level 0 included (default 4, 2 to 16). Each writes into its own open
+    /// zone.
+    pub levels: u32,
+    /// Files of level 0 before it compacts into level 1 (RocksDB's
+    /// `level0_file_num_compaction_trigger`; default 4).
+    pub l0_files: u32,
+    /// Size ratio of a level to the one above it (RocksDB's `max_bytes_for_level_multiplier`;
+    /// default 4; 10 in RocksDB, for drives with more zones than a simulation usually has).
+    pub fanout: u32,
+    /// Size of a file (default a quarter of the zone capacity): whole flash pages, at most the
+    /// zone capacity. Zones hold a whole number of files; one with capacity left over is
+    /// finished once its last file is written.
+    pub file_size: Option<Size>,
+}
+
+impl Default for LsmConfig {
+    fn default() -> Self {
+        Self { levels: 4, l0_files: 4, fanout: 4, file_size: None }
     }
 }

@@ -46,7 +46,9 @@ pub use flash::{
     TimingConfig,
 };
 pub use flin::FlinConfig;
-pub use flow::{AddressPattern, BlkparseEvent, FlowConfig, FlowKind, RequestSize, TraceDevice, TraceFormat, TraceOps};
+pub use flow::{
+    AddressPattern, BlkparseEvent, FlowConfig, FlowKind, LsmConfig, RequestSize, TraceDevice, TraceFormat, TraceOps,
+};
 pub use host_ocssd::{GcCopy, HostPlacement, OcVersion, OpenChannelConfig};
 pub use host_ufs::{RateSeries, UfsConfig, UPIU_HEADER_BYTES};
 pub use mapping::{family_name, MappingFamily, SuperPageUpdate, DEFAULT_LOG_BLOCKS_PER_DATA_BLOCK};

@@ -450,6 +450,7 @@ fn validate_host_queue(path: &str, flow: &FlowConfig) -> Result<(), ConfigError>
     forbid(path, "address", &flow.address, why)?;
     forbid(path, "open_zones", &flow.open_zones, why)?;
     forbid(path, "zone_append", &flow.zone_append, why)?;
+    forbid(path, "lsm", &flow.lsm, why)?;
     forbid(path, "hot_fraction", &flow.hot_fraction, why)?;
     forbid(path, "hot_traffic", &flow.hot_traffic, why)?;
     forbid(path, "random_fraction", &flow.random_fraction, why)?;
@@ -512,8 +513,24 @@ fn validate_synthetic(path: &str, flow: &FlowConfig) -> Result<(), ConfigError> 
         let why = "is only valid with address = \"zoned\"";
         forbid(path, "open_zones", &flow.open_zones, why)?;
         forbid(path, "zone_append", &flow.zone_append, why)?;
+        forbid(path, "lsm", &flow.lsm, why)?;
     } else if let Some(n) = flow.open_zones {
         at_least_one(&format!("{path}.open_zones"), n)?;
+    }
+    if let Some(lsm) = &flow.lsm {
+        let why = "is not used by an LSM store (it writes each level's files at its zone's write pointer)";
+        forbid(path, "open_zones", &flow.open_zones, why)?;
+        forbid(path, "zone_append", &flow.zone_append, why)?;
+        if !(2..=16).contains(&lsm.levels) {
+            return Err(ConfigError::new(format!("{path}.lsm.levels"), format!("must be 2 to 16, got {}", lsm.levels)));
+        }
+        at_least_one(&format!("{path}.lsm.l0_files"), lsm.l0_files)?;
+        if lsm.fanout < 2 {
+            return Err(ConfigError::new(
+                format!("{path}.lsm.fanout"),
+                format!("must be at least 2, got {}", lsm.fanout),
+            ));
+        }
     }
     let hotcold = flow.address == Some(AddressPattern::Hotcold);
     if hotcold {
@@ -571,6 +588,7 @@ fn validate_trace(path: &str, flow: &FlowConfig) -> Result<(), ConfigError> {
     forbid(path, "address", &flow.address, synthetic_only)?;
     forbid(path, "open_zones", &flow.open_zones, synthetic_only)?;
     forbid(path, "zone_append", &flow.zone_append, synthetic_only)?;
+    forbid(path, "lsm", &flow.lsm, synthetic_only)?;
     forbid(path, "hot_fraction", &flow.hot_fraction, synthetic_only)?;
     forbid(path, "hot_traffic", &flow.hot_traffic, synthetic_only)?;
     forbid(path, "random_fraction", &flow.random_fraction, synthetic_only)?;

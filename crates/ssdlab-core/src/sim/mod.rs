@@ -731,8 +731,13 @@ fn build_flows(
         let source = match fc.kind {
             FlowKind::Synthetic => {
                 let rng = RandomStream::new(flow_seed(config, i), STREAM_FLOW);
-                let key =
-                    if fc.address == Some(crate::config::AddressPattern::Zoned) { "address" } else { "request_size" };
+                let key = if fc.lsm.is_some() {
+                    "lsm"
+                } else if fc.address == Some(crate::config::AddressPattern::Zoned) {
+                    "address"
+                } else {
+                    "request_size"
+                };
                 let generator = Synthetic::new(fc, logical_sectors, ns_zones.as_ref(), rng)
                     .map_err(|reason| ConfigError::new(format!("{path}.{key}"), reason))?;
                 Source::Synthetic(generator)

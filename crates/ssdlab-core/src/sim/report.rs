@@ -231,6 +231,10 @@ impl Simulation {
                     },
                     requests: f.issued,
                     interval_seconds: ps_to_seconds(f.stats.interval_ps()),
+                    lsm: match &f.source {
+                        super::Source::Synthetic(s) => s.lsm_summary(),
+                        _ => None,
+                    },
                 }
             })
             .collect();

@@ -199,6 +199,9 @@ pub struct FlowResults {
     pub requests: u64,
     /// Simulated seconds from the flow's first arrival to its last completion.
     pub interval_seconds: f64,
+    /// An LSM store's flushes, compactions and zone use (only for a flow with `[flows.lsm]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lsm: Option<crate::workload::lsm::LsmSummary>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

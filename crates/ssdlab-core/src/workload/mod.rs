@@ -1,6 +1,7 @@
 //! Workloads: where each flow's requests come from. Synthetic generators draw from seeded random
 //! streams; trace readers stream a file record by record (memory does not grow with its length).
 
+pub mod lsm;
 pub mod synthetic;
 pub mod trace;
 pub mod zoned;

@@ -23,6 +23,8 @@ enum Pattern {
     },
     /// `address = "zoned"`: zones written in order, reset when the writer needs one.
     Zoned(Box<super::zoned::ZoneWriter>),
+    /// `address = "zoned"` with `[flows.lsm]`: an LSM store's files placed in zones by level.
+    Lsm(Box<super::lsm::LsmAllocator>),
 }
 
 /// How requests arrive: a closed loop keeps `depth` outstanding; an open loop draws exponential
@@ -74,6 +76,14 @@ pub enum PatternModel {
 }
 
 impl Synthetic {
+    /// What an LSM store (`[flows.lsm]`) did so far; None for other flows.
+    pub fn lsm_summary(&self) -> Option<super::lsm::LsmSummary> {
+        match &self.pattern {
+            Pattern::Lsm(store) => Some(store.summary()),
+            _ => None,
+        }
+    }
+
     pub fn address_model(&self) -> AddressModel {
         let mean_sectors = match self.size {
             SizeDist::Fixed(s) => s as f64,
@@ -84,7 +94,7 @@ impl Synthetic {
             Pattern::HotCold { hot_units, hot_traffic } => {
                 PatternModel::HotCold { hot_sectors: hot_units * self.align_sectors, hot_traffic }
             }
-            Pattern::Sequential { .. } | Pattern::Zoned(_) => PatternModel::Sequential,
+            Pattern::Sequential { .. } | Pattern::Zoned(_) | Pattern::Lsm(_) => PatternModel::Sequential,
         };
         AddressModel {
             write_fraction: 1.0 - self.read_fraction.clamp(0.0, 1.0),
@@ -130,6 +140,16 @@ impl Synthetic {
         let pattern = match flow.address.unwrap_or(AddressPattern::Uniform) {
             AddressPattern::Uniform => Pattern::Uniform,
             AddressPattern::Sequential => Pattern::Sequential { next_unit: 0 },
+            AddressPattern::Zoned if flow.lsm.is_some() => {
+                let layout = zones.ok_or("address = \"zoned\" needs a zoned namespace ([zns])")?;
+                Pattern::Lsm(Box::new(super::lsm::LsmAllocator::new(
+                    layout,
+                    ws_start_sector,
+                    ws_sectors,
+                    nominal,
+                    flow.lsm.as_ref().expect("matched"),
+                )?))
+            }
             AddressPattern::Zoned => {
                 let layout = zones.ok_or("address = \"zoned\" needs a zoned namespace ([zns])")?;
                 Pattern::Zoned(Box::new(super::zoned::ZoneWriter::new(
@@ -191,6 +211,10 @@ impl Synthetic {
             let (op, start_sector, sectors) = writer.next(&mut self.rng, is_read, sectors);
             return RequestSpec { arrival, op, start_sector, sectors, placement_handle: None };
         }
+        if let Pattern::Lsm(store) = &mut self.pattern {
+            let (op, start_sector, sectors) = store.next(&mut self.rng, is_read);
+            return RequestSpec { arrival, op, start_sector, sectors, placement_handle: None };
+        }
         let units = self.ws_sectors / self.align_sectors;
         // A flow that gives no random_fraction (1) draws nothing here, so its stream is the same
         // as before the key existed.
@@ -211,7 +235,7 @@ impl Synthetic {
                 *next_unit = (u + sectors.div_ceil(self.align_sectors)) % units;
                 u
             }
-            Pattern::Zoned(_) => unreachable!("served above"),
+            Pattern::Zoned(_) | Pattern::Lsm(_) => unreachable!("served above"),
         };
         // Keep the request inside the working set: move its start back if it would run past the end.
         let mut offset = unit * self.align_sectors;
