@@ -170,8 +170,16 @@ def _make_zoned(rng: random.Random, config: dict[str, Any]) -> None:
     # a host error the zones refuse, not what this campaign looks for).
     for i, flow in enumerate(zoned):
         flow["address"] = "zoned"
-        flow["open_zones"] = rng.randint(1, 2)
-        flow["zone_append"] = rng.random() < 0.4
+        if rng.random() < 0.3:
+            # An LSM store: two levels, each with its own open zone; files of a few pages.
+            flow["lsm"] = {
+                "levels": 2,
+                "l0_files": rng.randint(1, 3),
+                "fanout": rng.randint(2, 3),
+            }
+        else:
+            flow["open_zones"] = rng.randint(1, 2)
+            flow["zone_append"] = rng.random() < 0.4
         for key in ("hot_fraction", "hot_traffic", "working_set", "alignment"):
             flow.pop(key, None)
         if len(zoned) > 1:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ssdlab import _outputs
+from ssdlab import _outputs, report_features
 from ssdlab.results import Results
 
 if TYPE_CHECKING:
@@ -255,6 +255,9 @@ def _run_sections(page: _Page, results: Results) -> None:
         _reliability_sections(page, results)
     if results.zns is not None:
         _zns_section(page, results)
+    report_features.lsm_section(page, results)
+    report_features.fdp_section(page, results)
+    report_features.slc_cache_section(page, results)
 
 
 def _zns_section(page: _Page, results: Results) -> None:
