@@ -492,6 +492,9 @@ with warnings.catch_warnings():
                 del document["host_interface"]["ufs"]
             if document.get("energy", {}).get("dram_breakdown_joules", 0) is None:
                 del document["energy"]["dram_breakdown_joules"]
+            for flow in document["flows"]:
+                if flow.get("lsm", 0) is None:
+                    del flow["lsm"]
             for group in [document["device"], *document["flows"]]:
                 for op in ("reads", "writes"):
                     if group[op].get("latency_cdf", 0) is None:
