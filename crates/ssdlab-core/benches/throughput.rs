@@ -42,6 +42,11 @@ fn cases() -> Vec<Case> {
     };
     vec![
         Case {
+            name: "start-512gib",
+            description: "building MQSim's default 512 GiB device without preconditioning, then one 4 KiB read (setup_seconds: the time to the first event, issue 18's 20 ms goal)",
+            config: "seed = 1\n[precondition]\nmode = \"none\"\n[[flows]]\nread_fraction = 1.0\nrequest_size = \"4KiB\"\nqueue_depth = 1\nrequests = 1\n".to_string(),
+        },
+        Case {
             name: "random-read-4k-qd64",
             description: "1,000,000 random 4 KiB reads at QD 64, default device 75 % full",
             config: format!("{ideal}layout = \"packed\"\n{}", flow(1.0)),
