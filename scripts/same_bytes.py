@@ -47,15 +47,9 @@ def flow_count(config: Path) -> int:
 
 
 def capped(config: Path, requests: int | None) -> tuple[str, ...]:
-    """Each flow's request count capped, and with a cap, the overrides a drive too large for a
-    short run declares (a ``# test-scale: k=v ...`` line)."""
     if requests is None:
         return ()
-    scale: list[str] = []
-    for line in config.read_text(encoding="utf-8").splitlines():
-        if line.startswith("# test-scale:"):
-            scale = line.removeprefix("# test-scale:").split()
-    return (*(f"flows.{i}.requests={requests}" for i in range(flow_count(config))), *scale)
+    return tuple(f"flows.{i}.requests={requests}" for i in range(flow_count(config)))
 
 
 def cases(requests: int | None) -> list[Case]:

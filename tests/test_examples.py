@@ -15,17 +15,6 @@ SWEEPS = sorted(EXAMPLES.glob("sweep-*.toml"))
 REQUESTS_PER_FLOW = 300
 
 
-def test_scale(path):
-    """The overrides a drive too large for a test run declares (``# test-scale: k=v ...``)."""
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.startswith("# test-scale:"):
-            return line.removeprefix("# test-scale:").split()
-    return []
-
-
-test_scale.__test__ = False  # a helper, not a test
-
-
 def test_there_are_examples():
     assert len(CONFIGS) >= 6 and SWEEPS
 
@@ -35,7 +24,7 @@ def test_example_config_runs(path):
     flows = ssdlab.load_config(path).get("flows", [])
     assert flows, f"{path.name} has no flows"
     overrides = [f"flows.{i}.requests={REQUESTS_PER_FLOW}" for i in range(len(flows))]
-    results = ssdlab.simulate(path, overrides=[*overrides, *test_scale(path)])
+    results = ssdlab.simulate(path, overrides=overrides)
     done = results.device.reads.count + results.device.writes.count
     # A trace flow may end sooner (its trace runs out, or its own limits stop it).
     assert 0 < done <= REQUESTS_PER_FLOW * len(flows)
