@@ -29,6 +29,7 @@ from ssdlab.results_device import (
     Fdp,
     Firmware,
     HostInterfaceStats,
+    LsmStore,
     Mapping,
     Namespace,
     OpenChannel,
@@ -213,29 +214,6 @@ class FlowCacheStats(_Document):
     prefetches_issued: int = 0
     prefetches_used: int = 0
     prefetch_waits: int = 0
-
-
-class LsmStore(_Document):
-    """An LSM store on a zoned namespace (``flows[].lsm``): what it wrote and why."""
-
-    levels: int
-    file_bytes: int
-    files_per_zone: int
-    flushes: int
-    """Level-0 files written by memtable flushes (the user's data)."""
-    compactions: int
-    compaction_files_written: int
-    files_dropped: int
-    """Oldest last-level files dropped to stay within the store's zones."""
-    files_per_level: list[int]
-    user_bytes_written: int
-    host_bytes_written: int
-    """Flushes and compaction outputs."""
-    host_write_amplification: float | None
-    """host / user bytes: the store's own write amplification (None before a flush)."""
-    compaction_bytes_read: int
-    zone_resets: int
-    zone_finishes: int
 
 
 class FlowResults(_Document):

@@ -1,7 +1,7 @@
 """Results models of the SSD-as-a-computer parts (``energy``, ``dram``, ``firmware``,
 ``host_interface``, ``open_channel``, ``mapping``, ``data``, ``reliability``, ``fdp``,
-``slc_cache``): each key is present only when its model is on. :mod:`ssdlab.results`
-re-exports them."""
+``slc_cache``, ``zns``, ``namespaces``, and a flow's ``lsm``): each key is present only when
+its model is on. :mod:`ssdlab.results` re-exports them."""
 
 from __future__ import annotations
 
@@ -426,3 +426,26 @@ class Namespace(_Document):
     flows: list[str]
     bytes_read: int
     bytes_written: int
+
+
+class LsmStore(_Document):
+    """An LSM store on a zoned namespace (``flows[].lsm``): what it wrote and why."""
+
+    levels: int
+    file_bytes: int
+    files_per_zone: int
+    flushes: int
+    """Level-0 files written by memtable flushes (the user's data)."""
+    compactions: int
+    compaction_files_written: int
+    files_dropped: int
+    """Oldest last-level files dropped to stay within the store's zones."""
+    files_per_level: list[int]
+    user_bytes_written: int
+    host_bytes_written: int
+    """Flushes and compaction outputs."""
+    host_write_amplification: float | None
+    """host / user bytes: the store's own write amplification (None before a flush)."""
+    compaction_bytes_read: int
+    zone_resets: int
+    zone_finishes: int

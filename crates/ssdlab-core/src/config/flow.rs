@@ -5,7 +5,7 @@ use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 use std::fmt;
 
-use super::{CacheMode, Duration, Priority, Rate, Size};
+use super::{Duration, Priority, Rate, Size};
 
 /// One I/O flow: an application or tenant with its own submission and completion queue.
 #[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
@@ -243,5 +243,29 @@ pub struct LsmConfig {
 impl Default for LsmConfig {
     fn default() -> Self {
         Self { levels: 4, l0_files: 4, fanout: 4, file_size: None }
+    }
+}
+
+/// What a flow keeps in the data cache.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum CacheMode {
+    /// Writes complete in DRAM and reach flash on eviction; reads are served from cached data.
+    Write,
+    /// Data read from flash is kept for later reads; writes go to flash.
+    Read,
+    /// Both: writes complete in DRAM and data read from flash is kept.
+    WriteRead,
+    /// The flow bypasses the cache.
+    #[default]
+    Off,
+}
+
+impl CacheMode {
+    pub fn caches_writes(self) -> bool {
+        matches!(self, CacheMode::Write | CacheMode::WriteRead)
+    }
+    pub fn caches_reads(self) -> bool {
+        matches!(self, CacheMode::Read | CacheMode::WriteRead)
     }
 }

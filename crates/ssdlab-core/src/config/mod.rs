@@ -47,7 +47,8 @@ pub use flash::{
 };
 pub use flin::FlinConfig;
 pub use flow::{
-    AddressPattern, BlkparseEvent, FlowConfig, FlowKind, LsmConfig, RequestSize, TraceDevice, TraceFormat, TraceOps,
+    AddressPattern, BlkparseEvent, CacheMode, FlowConfig, FlowKind, LsmConfig, RequestSize, TraceDevice, TraceFormat,
+    TraceOps,
 };
 pub use host_ocssd::{GcCopy, HostPlacement, OcVersion, OpenChannelConfig};
 pub use host_ufs::{RateSeries, UfsConfig, UPIU_HEADER_BYTES};
@@ -549,30 +550,6 @@ impl Default for CacheConfig {
             idle_destage_after: None,
             destage_pages_in_flight: None,
         }
-    }
-}
-
-/// What a flow keeps in the data cache.
-#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
-#[serde(rename_all = "kebab-case")]
-pub enum CacheMode {
-    /// Writes complete in DRAM and reach flash on eviction; reads are served from cached data.
-    Write,
-    /// Data read from flash is kept for later reads; writes go to flash.
-    Read,
-    /// Both: writes complete in DRAM and data read from flash is kept.
-    WriteRead,
-    /// The flow bypasses the cache.
-    #[default]
-    Off,
-}
-
-impl CacheMode {
-    pub fn caches_writes(self) -> bool {
-        matches!(self, CacheMode::Write | CacheMode::WriteRead)
-    }
-    pub fn caches_reads(self) -> bool {
-        matches!(self, CacheMode::Read | CacheMode::WriteRead)
     }
 }
 
