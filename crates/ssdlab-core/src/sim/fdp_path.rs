@@ -6,7 +6,7 @@
 use super::Simulation;
 use crate::cache::Writer;
 use crate::ftl::blocks::Stream;
-use crate::ftl::transaction::{TxnKind, NO_REQUEST};
+use crate::ftl::transaction::{Transaction, TxnKind, NO_REQUEST};
 use crate::workload::RequestSpec;
 
 impl Simulation {
@@ -54,15 +54,17 @@ impl Simulation {
         slots[id as usize] = handle;
     }
 
-    /// Allocation stream of write transaction `id`: GC moves keep their victim's reclaim unit
-    /// handle, host writes carry their request's (a cache flush its line's), the FTL's own
-    /// writes take handle 0.
-    pub(super) fn write_stream(&self, id: u32) -> Stream {
-        let t = self.txns.get(id);
+    /// Allocation stream of write transaction `id` (`t`): GC moves keep their victim's reclaim
+    /// unit handle, host writes carry their request's (a cache flush its line's), the FTL's own
+    /// writes take handle 0. Without FDP every write is handle 0: no lookup on the write path.
+    #[inline]
+    pub(super) fn write_stream(&self, id: u32, t: &Transaction) -> Stream {
         match t.kind {
             TxnKind::GcWrite => self.ftl.gc_stream(t.plane),
             TxnKind::UserWrite => {
-                let handle = if t.request != NO_REQUEST {
+                let handle = if self.config.ftl.fdp.is_none() {
+                    0
+                } else if t.request != NO_REQUEST {
                     self.requests.get(t.request).placement
                 } else {
                     self.flush_placement.get(id as usize).copied().unwrap_or(0)

@@ -166,7 +166,7 @@ impl Simulation {
                 self.ftl.write_at(t.lpa, ppa);
                 ppa
             }
-            _ => self.ftl.write(t.lpa, t.plane, self.write_stream(id), self.queue.now()),
+            _ => self.ftl.write(t.lpa, t.plane, self.write_stream(id, &t), self.queue.now()),
         };
         if let Some(old) = old {
             self.data_program(&t, old, ppa);
@@ -670,7 +670,7 @@ impl Simulation {
             Some(zones) if t.kind == TxnKind::UserWrite && zones.holds_page(t.lpa) => {
                 zones.can_allocate(zones.zone_of_page(t.lpa), t.plane, &self.ftl.blocks)
             }
-            _ => self.ftl.blocks.can_allocate(t.plane, self.write_stream(id)),
+            _ => self.ftl.blocks.can_allocate(t.plane, self.write_stream(id, t)),
         }
     }
 }
