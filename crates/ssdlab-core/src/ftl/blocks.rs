@@ -211,6 +211,17 @@ impl BlockManager {
     /// Callers check [`Self::can_allocate`] first.
     #[inline]
     pub fn allocate(&mut self, plane: u32, stream: Stream, now: SimTime) -> (u32, bool) {
+        let (ppa, _, opened) = self.allocate_run(plane, stream, 1, now);
+        (ppa, opened)
+    }
+
+    /// Takes up to `max_pages` consecutive pages of the plane's frontier block for `stream` at
+    /// once (at least one; no more than the block has left), opening an erased block when the
+    /// frontier is full: the same as that many [`Self::allocate`] calls, in one step. Returns the
+    /// first page, the pages taken and whether an erased block was consumed. Preconditioning
+    /// places data a block at a time with it.
+    #[inline]
+    pub fn allocate_run(&mut self, plane: u32, stream: Stream, max_pages: u32, now: SimTime) -> (u32, u32, bool) {
         let p = &mut self.planes[plane as usize];
         let mut block = p.frontier[stream.index()];
         let mut opened = false;
@@ -236,8 +247,9 @@ impl BlockManager {
         }
         let b = block as usize;
         let page = self.write_ptr[b] as u32;
-        self.write_ptr[b] += 1;
-        self.valid[b] += 1;
+        let pages = max_pages.clamp(1, self.capacity(block) - page);
+        self.write_ptr[b] += pages as u16;
+        self.valid[b] += pages as u16;
         if self.write_ptr[b] as u32 == self.capacity(block) {
             // An SLC block's other pages stay unwritten until its erase: counted as written
             // and invalid, so a full SLC block is a full block with `slc_pages` data pages.
@@ -247,7 +259,7 @@ impl BlockManager {
             let p = &mut self.planes[plane as usize];
             p.frontier[stream.index()] = NO_BLOCK;
         }
-        (block * self.pages_per_block + page, opened)
+        (block * self.pages_per_block + page, pages, opened)
     }
 
     /// Takes an erased block of `plane` out of the free pool for the block-mapped families (the

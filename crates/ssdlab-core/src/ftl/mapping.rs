@@ -24,6 +24,28 @@ pub struct PageMap {
     mapped: u64,
 }
 
+/// Asks the kernel to back a large table with transparent huge pages (2 MiB) where it allows
+/// them on request (`/sys/kernel/mm/transparent_hugepage/enabled` = `madvise`, the usual
+/// default): a random lookup in a half-gigabyte table then misses the TLB far less often, and
+/// filling it takes one page fault per 2 MiB instead of one per 4 KiB. Pages are still taken
+/// only when first touched. Advice only: where it is refused nothing changes.
+fn advise_huge_pages(table: &[u32]) {
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        let (start, len) = (table.as_ptr() as usize, std::mem::size_of_val(table));
+        let aligned = start.next_multiple_of(HUGE);
+        if len < 2 * HUGE {
+            return;
+        }
+        let end = (start + len) / HUGE * HUGE;
+        // SAFETY: the range lies within the table's own allocation and madvise only advises.
+        unsafe {
+            libc::madvise(aligned as *mut libc::c_void, end - aligned, libc::MADV_HUGEPAGE);
+        }
+    }
+}
+
 /// A stored entry (value + 1, 0 for none) as the value, `UNMAPPED` for none.
 #[inline]
 fn decode(stored: u32) -> u32 {
@@ -44,7 +66,9 @@ impl PageMap {
                     physical_pages
                 )
             })?;
-            Ok(vec![0u32; n as usize])
+            let table = vec![0u32; n as usize];
+            advise_huge_pages(&table);
+            Ok(table)
         };
         Ok(Self { l2p: table(logical_pages)?, p2l: table(physical_pages)?, mapped: 0 })
     }

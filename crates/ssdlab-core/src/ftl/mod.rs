@@ -240,13 +240,61 @@ impl Ftl {
         let lpas = (0..filled).chain(g.logical_pages..g.logical_pages + tpages);
         match layout {
             FillLayout::Packed => {
-                for lpa in lpas {
-                    let plane = self.home_plane(lpa);
-                    let (ppa, _) = self.blocks.allocate(plane, Stream::USER, 0);
-                    self.map.remap(lpa as u32, ppa);
-                }
+                let first_tpage = g.logical_pages;
+                self.fill_packed(0..filled);
+                self.fill_packed(first_tpage..first_tpage + tpages);
             }
             FillLayout::Spread => self.fill_spread(lpas),
+        }
+    }
+
+    /// Packed layout: each plane's pages in the order its logical pages come, in its blocks
+    /// from the free pool, as if each were allocated and written in turn (the same state), but
+    /// a block at a time: the pages each plane takes are counted first, so each run of a block
+    /// is taken whole ([`BlockManager::allocate_run`]) and only the map is written per page.
+    fn fill_packed(&mut self, lpas: std::ops::Range<u64>) {
+        let g = &self.geometry;
+        let planes = g.planes as usize;
+        // Under static allocation over the whole device the plane follows `lpa % planes`, which
+        // a counter tracks without dividing (translation pages take the general path).
+        let by_residue = self.placement.is_whole_device() && lpas.end <= g.logical_pages;
+        let residue_planes: Vec<u32> =
+            if by_residue { (0..planes as u64).map(|r| g.plane_of_lpa(r)).collect() } else { Vec::new() };
+        let mut left = vec![0u32; planes];
+        if by_residue {
+            // Logical pages below `x` of residue `r`.
+            let below = |x: u64, r: u64| x / planes as u64 + u64::from(r < x % planes as u64);
+            for (r, &plane) in residue_planes.iter().enumerate() {
+                left[plane as usize] += (below(lpas.end, r as u64) - below(lpas.start, r as u64)) as u32;
+            }
+        } else {
+            for lpa in lpas.clone() {
+                left[self.home_plane(lpa) as usize] += 1;
+            }
+        }
+        // Per plane: the next page of its current run and the pages the run has left.
+        let mut next = vec![0u32; planes];
+        let mut run = vec![0u32; planes];
+        let mut residue = (lpas.start % planes as u64) as usize;
+        for lpa in lpas {
+            let plane = if by_residue {
+                let plane = residue_planes[residue];
+                residue += 1;
+                if residue == planes {
+                    residue = 0;
+                }
+                plane
+            } else {
+                self.home_plane(lpa)
+            } as usize;
+            if run[plane] == 0 {
+                let (first, pages, _) = self.blocks.allocate_run(plane as u32, Stream::USER, left[plane], 0);
+                (next[plane], run[plane]) = (first, pages);
+                left[plane] -= pages;
+            }
+            self.map.remap(lpa as u32, next[plane]);
+            next[plane] += 1;
+            run[plane] -= 1;
         }
     }
 
