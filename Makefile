@@ -76,6 +76,7 @@ fuzz: develop
 bench: develop live-deps
 	cargo bench -p ssdlab-core --bench throughput
 	$(PY) scripts/bench_live.py --out bench-live.json
+	$(PY) scripts/bench_sweep.py --out results/bench-sweep.json
 
 fmt: $(DEPS)
 	cargo fmt --all

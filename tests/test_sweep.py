@@ -407,3 +407,27 @@ def test_dask_local_starts_a_local_cluster_and_report_charts_the_sweep(tmp_path)
     # --report: the sweep chart in one go, as `ssdlab report out` would write it.
     assert "report.html" in proc.stdout
     assert (tmp_path / "out" / "sweep_flows_0_queue_depth.png").stat().st_size > 5000
+
+
+def test_sweep_scaling_benchmark_reports_every_executor(tmp_path):
+    """`make bench`'s sweep scaling benchmark (scripts/bench_sweep.py), at a tiny size: one row
+    per local worker count and per Dask cluster size, each with its efficiency per core."""
+    out = tmp_path / "bench-sweep.json"
+    script = Path(__file__).resolve().parents[1] / "scripts/bench_sweep.py"
+    done = subprocess.run(
+        [sys.executable, script, "--points", "2", "--requests", "2000", "--out", out],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    document = json.loads(out.read_text())
+    rows = document["rows"]
+    local = [r for r in rows if r["executor"] == "local processes"]
+    dask = [r for r in rows if r["executor"].startswith("dask")]
+    assert local[0]["workers"] == 1 and local[0]["efficiency_per_core"] == 1.0
+    assert local[-1]["workers"] == document["cores"]
+    assert dask and dask[-1]["workers"] == min(document["cores"], dask[-1]["workers"])
+    for row in rows:
+        assert row["wall_seconds"] > 0 and row["points_per_second"] > 0
+        assert 0 < row["efficiency_per_core"]

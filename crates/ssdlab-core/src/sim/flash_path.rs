@@ -12,6 +12,10 @@ use crate::stats::breakdown::{Breakdown, Step};
 
 use crate::time::SimTime;
 
+/// How many pages ahead of its validity checks GC asks for the forward map's entries
+/// ([`crate::ftl::mapping::PageMap::prefetch_owner`]).
+const GC_PREFETCH_PAGES: u32 = 8;
+
 impl Simulation {
     /// The command is in the device. A write the flow caches goes to the data cache; otherwise
     /// the request is split into page transactions, each translated on its own, and pages of a
@@ -238,8 +242,12 @@ impl Simulation {
             if gc.pending_moves >= window || gc.next_page >= written {
                 break;
             }
-            let ppa = first + gc.next_page;
+            let next = gc.next_page;
+            let ppa = first + next;
             self.ftl.gc[plane as usize].next_page += 1;
+            if next + GC_PREFETCH_PAGES < written {
+                self.ftl.map.prefetch_owner(ppa + GC_PREFETCH_PAGES);
+            }
             if self.ftl.map.is_valid(ppa) {
                 let lpa = self.ftl.map.owner(ppa);
                 self.queue_txn(TxnKind::GcRead, NO_REQUEST, lpa, ppa, spp);
