@@ -7,7 +7,7 @@ a Dask cluster started the way a multi-node one is: a `dask scheduler` process a
 on other hosts and nothing else changes). For each it reports the wall time, the points per
 second and the parallel efficiency per core, T(1) / (n x T(n)), against one local worker.
 
-    python scripts/bench_sweep.py [--points 8] [--requests 1500000] [--runs 1] [--out bench-sweep.json]
+    python scripts/bench_sweep.py [--points 8] [--requests 1500000] [--runs 1] [--out FILE]
 
 Whole-sweep wall times, so worker start-up, the result transfers and writing sweep.parquet
 count, as they do for a user.
@@ -125,7 +125,8 @@ def main() -> None:
             rows.append({"executor": "local processes", "workers": n, "wall_seconds": wall})
         for n in (min(2, cores), cores) if cores > 1 else (1,):
             wall = min(dask_cluster_sweep(sweep_file, out, n) for _ in range(args.runs))
-            rows.append({"executor": "dask scheduler + workers over TCP", "workers": n, "wall_seconds": wall})
+            executor = "dask scheduler + workers over TCP"
+            rows.append({"executor": executor, "workers": n, "wall_seconds": wall})
             if n == cores:
                 break
     for row in rows:
@@ -134,8 +135,9 @@ def main() -> None:
         row["efficiency_per_core"] = round(base / (row["workers"] * row["wall_seconds"]), 3)
     document = {
         "name": "sweep-scaling",
-        "description": f"{args.points} points of {args.requests:,} random 4 KiB requests (70 % reads, QD 32) "
-        "on a 128 GiB drive filled to 75 %; efficiency per core = T(1 local worker) / (workers x T)",
+        "description": f"{args.points} points of {args.requests:,} random 4 KiB requests "
+        "(70 % reads, QD 32) on a 128 GiB drive filled to 75 %; "
+        "efficiency per core = T(1 local worker) / (workers x T)",
         "cores": cores,
         "points": args.points,
         "requests_per_point": args.requests,
