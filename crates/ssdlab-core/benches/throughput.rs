@@ -37,6 +37,9 @@ fn cases() -> Vec<Case> {
     // A current 1 TB TLC-class geometry: 8 channels x 4 chips x 2 dies x 2 planes x 2048 blocks
     // x 256 pages of 16 KiB = 1 TiB raw, 1.02 TB for the user at 7 % over-provisioning.
     let one_tb = "seed = 1\n[ftl]\nover_provisioning = 0.07\n[flash]\nchannels = 8\nchips_per_channel = 4\ndies_per_chip = 2\nplanes_per_die = 2\nblocks_per_plane = 2048\npages_per_block = 256\npage_size = \"16KiB\"\n[precondition]\nmode = \"steady\"\noccupancy = 1.0\n";
+    // Issue 18's 4 TiB drive: MQSim's default geometry with 16 KiB pages and 8192 blocks per
+    // plane (256 M physical pages).
+    let four_tib = "seed = 1\n[flash]\nblocks_per_plane = 8192\npage_size = \"16KiB\"\n[precondition]\nmode = \"steady\"\noccupancy = 1.0\n";
     let flow = |read: f64| {
         format!("[[flows]]\nread_fraction = {read}\nrequest_size = \"4KiB\"\nalignment = \"4KiB\"\naddress = \"uniform\"\nworking_set = 0.75\nqueue_depth = 64\nrequests = {REQUESTS}\n")
     };
@@ -66,6 +69,13 @@ fn cases() -> Vec<Case> {
             description: "steady-state preconditioning of a 1 TB (user capacity) drive, full, for random 4 KiB writes (setup_seconds, precondition_seconds), then 100,000 of them at QD 64",
             config: format!(
                 "{one_tb}[[flows]]\nread_fraction = 0.0\nrequest_size = \"4KiB\"\nalignment = \"4KiB\"\naddress = \"uniform\"\nqueue_depth = 64\nrequests = {PRECONDITIONED_REQUESTS}\n"
+            ),
+        },
+        Case {
+            name: "precondition-4tib",
+            description: "steady-state preconditioning of a full 4 TiB drive (MQSim's default geometry, 16 KiB pages, 8192 blocks per plane) for random 4 KiB writes, then 100,000 of them at QD 64",
+            config: format!(
+                "{four_tib}[[flows]]\nread_fraction = 0.0\nrequest_size = \"4KiB\"\nalignment = \"4KiB\"\naddress = \"uniform\"\nqueue_depth = 64\nrequests = {PRECONDITIONED_REQUESTS}\n"
             ),
         },
     ]

@@ -54,10 +54,20 @@ impl VictimSelector {
             }
             _ => {}
         }
+        // The collectable blocks in id order, over the plane's arrays at once (one pass, no
+        // per-block lookups: the policies below run it at every victim).
         self.candidates.clear();
-        self.candidates.extend(blocks.blocks_of_plane(plane).filter(|&b| blocks.is_collectable(b)));
+        let (first, states, valid_counts) = blocks.plane_view(plane);
+        let cursors = blocks.plane_cursors(plane);
+        let mut reclaimable = false;
+        for (i, ((&s, &v), &c)) in states.iter().zip(valid_counts).zip(cursors).enumerate() {
+            if s == BlockState::Full && blocks.all_programmed(c) {
+                self.candidates.push(first + i as u32);
+                reclaimable |= (v as u32) < ppb;
+            }
+        }
         // Nothing to reclaim anywhere: collecting would only move data.
-        if self.candidates.iter().all(|&b| blocks.valid_pages(b) == ppb) {
+        if !reclaimable {
             return None;
         }
         let valid = |b: u32| blocks.valid_pages(b);
