@@ -130,9 +130,10 @@ def main() -> None:
             if n == cores:
                 break
     for row in rows:
-        row["wall_seconds"] = round(row["wall_seconds"], 3)
-        row["points_per_second"] = round(args.points / row["wall_seconds"], 3)
-        row["efficiency_per_core"] = round(base / (row["workers"] * row["wall_seconds"]), 3)
+        wall = row["wall_seconds"]
+        row["wall_seconds"] = round(wall, 3)
+        row["points_per_second"] = round(args.points / wall, 3)
+        row["efficiency_per_core"] = round(base / (row["workers"] * wall), 3)
     document = {
         "name": "sweep-scaling",
         "description": f"{args.points} points of {args.requests:,} random 4 KiB requests "
