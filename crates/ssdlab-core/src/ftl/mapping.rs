@@ -112,6 +112,22 @@ impl PageMap {
         let _ = ppa;
     }
 
+    /// Asks the CPU to bring `lpa`'s forward entry into its caches ahead of a [`Self::lookup`]
+    /// (a new request's first page, looked up once its command is fetched). A hint only:
+    /// nothing is read or changed, and a page past the table is ignored.
+    #[inline]
+    pub fn prefetch_lookup(&self, lpa: u64) {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(entry) = self.l2p.get(lpa as usize) {
+            // SAFETY: a prefetch never faults and has no effect but on the caches.
+            unsafe {
+                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((entry as *const u32).cast());
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = lpa;
+    }
+
     /// Points `lpa` at `ppa`; returns the physical page it left (now invalid), if any.
     #[inline]
     pub fn remap(&mut self, lpa: u32, ppa: u32) -> Option<u32> {

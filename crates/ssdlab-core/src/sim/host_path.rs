@@ -33,17 +33,23 @@ impl Simulation {
     /// The flow's next request from its generator or trace, `None` at the end of a trace.
     fn generate(&mut self, f: usize) -> Result<Option<RequestSpec>, SimError> {
         let now = self.now();
-        match &mut self.flows[f].source {
-            Source::Synthetic(s) => Ok(Some(s.next(now))),
+        let spec = match &mut self.flows[f].source {
+            Source::Synthetic(s) => Some(s.next(now)),
             Source::Trace(r) => {
                 let spec = r.next_request()?;
                 if let Some(spec) = &spec {
                     self.check_trace_placement(f, spec)?;
                 }
-                Ok(spec)
+                spec
             }
-            Source::Host => Ok(None),
+            Source::Host => None,
+        };
+        if let Some(spec) = &spec {
+            // The request's first page is looked up in the forward map a few events from now
+            // (once its command is fetched): asked for now, that random read has arrived.
+            self.ftl.map.prefetch_lookup(spec.start_sector / self.ftl.geometry.sectors_per_page);
         }
+        Ok(spec)
     }
 
     /// Reads the flow's next open-loop request and schedules its arrival, unless the flow is done.
