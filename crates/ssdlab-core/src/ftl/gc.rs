@@ -14,11 +14,16 @@ pub struct VictimSelector {
     rng: RandomStream,
     /// Reused list of candidate blocks (no allocation per GC once grown).
     candidates: Vec<u32>,
+    /// RGA: collectable blocks per run of [`CHUNK`] blocks of the plane (reused).
+    chunk_counts: Vec<u32>,
 }
+
+/// Blocks per count of [`VictimSelector::chunk_counts`].
+const CHUNK: usize = 64;
 
 impl VictimSelector {
     pub fn new(policy: GcPolicy, rga_candidates: u32, rng: RandomStream) -> Self {
-        Self { policy, rga_candidates, rng, candidates: Vec::new() }
+        Self { policy, rga_candidates, rng, candidates: Vec::new(), chunk_counts: Vec::new() }
     }
 
     /// Chooses a victim on `plane`, or `None` when no full block could give back any page.
@@ -52,6 +57,7 @@ impl VictimSelector {
                 }
                 return reclaimable.then_some(best.1);
             }
+            GcPolicy::Rga => return self.select_rga(blocks, plane),
             _ => {}
         }
         // The collectable blocks in id order, over the plane's arrays at once (one pass, no
@@ -88,18 +94,9 @@ impl VictimSelector {
                 }
                 self.uniform()
             }
-            GcPolicy::Rga => {
-                let n = self.candidates.len() as u64;
-                let picks = (0..self.rga_candidates).map(|_| self.candidates[self.rng.below(n) as usize]);
-                let best = picks.min_by_key(|&b| (valid(b), b)).expect("at least one candidate");
-                // d random blocks that are all fully valid: fall back to the greedy choice.
-                if valid(best) < ppb {
-                    best
-                } else {
-                    min_by_key(&self.candidates, valid)
-                }
+            GcPolicy::Greedy | GcPolicy::Fifo | GcPolicy::Rga => {
+                unreachable!("chosen above without a candidate list")
             }
-            GcPolicy::Greedy | GcPolicy::Fifo => unreachable!("chosen above without a candidate list"),
             GcPolicy::CostBenefit => {
                 let score = |b: u32| {
                     let u = valid(b) as f64 / ppb as f64;
@@ -116,6 +113,61 @@ impl VictimSelector {
             }
         };
         Some(victim)
+    }
+
+    /// RGA (Li et al.): `d` collectable blocks drawn uniformly, the one with the fewest valid
+    /// pages; if all `d` are fully valid, the greedy choice. The collectable blocks are counted
+    /// per run of [`CHUNK`] blocks in one pass (no list is built: aging a drive's sample plane
+    /// picks hundreds of thousands of victims), and the k-th of them is found from the counts.
+    /// The draws and the choice are those of a list of the collectable blocks in id order.
+    fn select_rga(&mut self, blocks: &BlockManager, plane: u32) -> Option<u32> {
+        let ppb = blocks.pages_per_block();
+        let (first, states, valid) = blocks.plane_view(plane);
+        let cursors = blocks.plane_cursors(plane);
+        let collectable = |i: usize| states[i] == BlockState::Full && blocks.all_programmed(cursors[i]);
+        self.chunk_counts.clear();
+        let (mut n, mut reclaimable) = (0u64, false);
+        // Branch-free over zipped slices, so the compiler can vectorise the count.
+        for ((s, c), v) in states.chunks(CHUNK).zip(cursors.chunks(CHUNK)).zip(valid.chunks(CHUNK)) {
+            let (mut count, mut any) = (0u32, false);
+            for ((&s, &c), &v) in s.iter().zip(c).zip(v) {
+                let ok = (s == BlockState::Full) & (c as u32 == ppb);
+                count += u32::from(ok);
+                any |= ok & ((v as u32) < ppb);
+            }
+            self.chunk_counts.push(count);
+            n += count as u64;
+            reclaimable |= any;
+        }
+        // Nothing to reclaim anywhere: collecting would only move data.
+        if !reclaimable {
+            return None;
+        }
+        let chunk_counts = &self.chunk_counts;
+        let kth = |mut k: u32| -> usize {
+            let chunk = chunk_counts.iter().position(|&c| {
+                k < c || {
+                    k -= c;
+                    false
+                }
+            });
+            let start = chunk.expect("k is below the count") * CHUNK;
+            (start..).filter(|&i| collectable(i)).nth(k as usize).expect("the chunk holds k")
+        };
+        let mut best: Option<usize> = None;
+        for _ in 0..self.rga_candidates {
+            let i = kth(self.rng.below(n) as u32);
+            if best.is_none_or(|b| (valid[i], i) < (valid[b], b)) {
+                best = Some(i);
+            }
+        }
+        let best = best.expect("at least one candidate");
+        if (valid[best] as u32) < ppb {
+            return Some(first + best as u32);
+        }
+        // d random blocks that are all fully valid: fall back to the greedy choice.
+        let greedy = (0..states.len()).filter(|&i| collectable(i)).min_by_key(|&i| (valid[i], i));
+        greedy.map(|i| first + i as u32)
     }
 
     /// Blocks a firmware running this policy examines to pick one victim on a plane of
@@ -135,9 +187,4 @@ impl VictimSelector {
         let n = self.candidates.len() as u64;
         self.candidates[self.rng.below(n) as usize]
     }
-}
-
-/// The candidate with the smallest key; ties go to the lowest block id (deterministic).
-fn min_by_key<K: Ord>(candidates: &[u32], key: impl Fn(u32) -> K) -> u32 {
-    *candidates.iter().min_by_key(|&&b| (key(b), b)).expect("at least one candidate")
 }
