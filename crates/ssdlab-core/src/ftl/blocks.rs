@@ -511,6 +511,7 @@ impl BlockManager {
             self.slc_in_use[plane as usize] -= 1;
         }
         let retires = self.erase_count[b] >= self.pe_cycle_limit;
+        self.state[b] = if retires { BlockState::Retired } else { BlockState::Free };
         let wear = &mut self.planes[plane as usize].wear;
         if erases == wear.least {
             wear.at_least -= 1;
@@ -519,15 +520,12 @@ impl BlockManager {
             wear.most = wear.most.max(erases + 1);
         }
         if wear.at_least == 0 || (retires && erases == wear.most) {
-            self.state[b] = if retires { BlockState::Retired } else { BlockState::Free };
             self.planes[plane as usize].wear = self.scan_wear(plane);
         }
         if retires {
-            self.state[b] = BlockState::Retired;
             self.retired_blocks += 1;
             return true;
         }
-        self.state[b] = BlockState::Free;
         self.planes[(block / self.blocks_per_plane) as usize].free.push_back(block);
         false
     }

@@ -46,6 +46,10 @@ fn advise_huge_pages(table: &[u32]) {
     }
 }
 
+/// How far ahead of its validity checks a scan of a block asks for the owners' forward entries
+/// ([`PageMap::prefetch_owner`]): far enough for the read to arrive, near enough to stay cached.
+pub const OWNER_PREFETCH_PAGES: u32 = 8;
+
 /// A stored entry (value + 1, 0 for none) as the value, `UNMAPPED` for none.
 #[inline]
 fn decode(stored: u32) -> u32 {
@@ -99,17 +103,9 @@ impl PageMap {
     /// check comes. A hint only: nothing is read or changed.
     #[inline]
     pub fn prefetch_owner(&self, ppa: u32) {
-        #[cfg(target_arch = "x86_64")]
         if let Some(&stored) = self.p2l.get(ppa as usize) {
-            if let Some(entry) = self.l2p.get(decode(stored) as usize) {
-                // SAFETY: a prefetch never faults and has no effect but on the caches.
-                unsafe {
-                    std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((entry as *const u32).cast());
-                }
-            }
+            self.prefetch_lookup(decode(stored) as u64);
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = ppa;
     }
 
     /// Asks the CPU to bring `lpa`'s forward entry into its caches ahead of a [`Self::lookup`]

@@ -136,16 +136,16 @@ impl Placement {
         }
     }
 
-    /// The flow whose data `lpa` holds: with per-flow domains the flow whose domain holds it;
-    /// with a shared domain, the first flow confined to some channels, chips, dies or planes
-    /// whose working set holds it (as MQSim preconditions each flow's slice on the flow's own
-    /// resources). None: static allocation over the whole device.
     /// Whether every logical page is placed by static allocation over the whole device (no flow
     /// owns a domain): [`Self::owner`] is then `None` for all of them.
     pub fn is_whole_device(&self) -> bool {
         !self.per_flow_domains && self.confined_working_sets.is_empty()
     }
 
+    /// The flow whose data `lpa` holds: with per-flow domains the flow whose domain holds it;
+    /// with a shared domain, the first flow confined to some channels, chips, dies or planes
+    /// whose working set holds it (as MQSim preconditions each flow's slice on the flow's own
+    /// resources). None: static allocation over the whole device.
     pub fn owner(&self, lpa: u64) -> Option<usize> {
         if self.per_flow_domains {
             return (lpa < self.domain_pages * self.tables.len() as u64).then(|| (lpa / self.domain_pages) as usize);

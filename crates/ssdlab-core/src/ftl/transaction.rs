@@ -171,7 +171,8 @@ impl Class {
 #[derive(Clone, Copy, Debug)]
 pub struct Transaction {
     pub kind: TxnKind,
-    /// The host request this belongs to, or `NO_REQUEST` for FTL-internal work.
+    /// The host request this belongs to, or `NO_REQUEST` for FTL-internal work; a merge's
+    /// steps carry their merge's id here instead (see [`Self::host_request`]).
     pub request: u32,
     pub lpa: u32,
     /// Target physical page (for an erase: the block's first page).
@@ -202,6 +203,14 @@ pub struct Transaction {
 const _: () = assert!(std::mem::size_of::<Transaction>() == 48);
 
 impl Transaction {
+    /// The host request this serves, if any (a block-mapped merge's steps carry the merge's
+    /// id in `request`, not a host request's).
+    #[inline]
+    pub fn host_request(&self) -> Option<u32> {
+        let merge = matches!(self.kind, TxnKind::MergeRead | TxnKind::MergeWrite | TxnKind::MergeErase);
+        (self.request != NO_REQUEST && !merge).then_some(self.request)
+    }
+
     /// A transaction of `kind` on `sectors` sectors of logical page `lpa`, created at
     /// `queued_at`, not yet on a physical page or a plane. It is FTL work (no flow's, in the
     /// middle priority class) until [`Transaction::serving`] says whose it is.

@@ -191,9 +191,6 @@ pub fn age_sample(
     })
 }
 
-/// How many pages ahead of its validity checks aging asks for the forward map's entries.
-const AGING_PREFETCH_PAGES: u32 = 8;
-
 /// The untimed write path of the sample plane: place the page, collect victims whenever the
 /// plane is below its GC threshold (whole victims at once), as the timed model would between
 /// writes.
@@ -228,8 +225,8 @@ impl Aging<'_> {
         for ppa in first..end {
             // The forward entries a few pages ahead, as the timed GC asks for them
             // (`PageMap::prefetch_owner`): each check is otherwise a cache miss on its own.
-            if ppa + AGING_PREFETCH_PAGES < end {
-                self.ftl.map.prefetch_owner(ppa + AGING_PREFETCH_PAGES);
+            if ppa + crate::ftl::mapping::OWNER_PREFETCH_PAGES < end {
+                self.ftl.map.prefetch_owner(ppa + crate::ftl::mapping::OWNER_PREFETCH_PAGES);
             }
             if self.ftl.map.is_valid(ppa) {
                 if !self.ftl.blocks.can_allocate(0, Stream::GC) {

@@ -10,11 +10,8 @@ use crate::ftl::transaction::{Class, Transaction, TxnKind, CLASSES, NO_REQUEST};
 use crate::ftl::GcRank;
 use crate::stats::breakdown::{Breakdown, Step};
 
+use crate::ftl::mapping::OWNER_PREFETCH_PAGES;
 use crate::time::SimTime;
-
-/// How many pages ahead of its validity checks GC asks for the forward map's entries
-/// ([`crate::ftl::mapping::PageMap::prefetch_owner`]).
-const GC_PREFETCH_PAGES: u32 = 8;
 
 impl Simulation {
     /// The command is in the device. A write the flow caches goes to the data cache; otherwise
@@ -245,8 +242,8 @@ impl Simulation {
             let next = gc.next_page;
             let ppa = first + next;
             self.ftl.gc[plane as usize].next_page += 1;
-            if next + GC_PREFETCH_PAGES < written {
-                self.ftl.map.prefetch_owner(ppa + GC_PREFETCH_PAGES);
+            if next + OWNER_PREFETCH_PAGES < written {
+                self.ftl.map.prefetch_owner(ppa + OWNER_PREFETCH_PAGES);
             }
             if self.ftl.map.is_valid(ppa) {
                 let lpa = self.ftl.map.owner(ppa);

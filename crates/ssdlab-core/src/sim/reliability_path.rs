@@ -9,7 +9,6 @@ use super::Simulation;
 use crate::flash::reliability::{Reliability, ReliabilitySummary, RetryLevelLatency, NO_DATA_AT_START};
 use crate::flash::SECTOR_BYTES;
 use crate::ftl::blocks::BlockState;
-use crate::ftl::transaction::{TxnKind, NO_REQUEST};
 use crate::stats::breakdown::{Breakdown, Step};
 use crate::stats::OpStats;
 
@@ -83,10 +82,8 @@ impl Simulation {
             if outcome.reclaim {
                 rel.to_reclaim.push(block);
             }
-            // A merge's reads carry the merge's id, not a host request's (block-mapped families).
-            let host_request = t.request != NO_REQUEST && !matches!(t.kind, TxnKind::MergeRead);
-            if host_request && outcome.retries > 0 {
-                let r = self.requests.get_mut(t.request);
+            if let Some(request) = t.host_request().filter(|_| outcome.retries > 0) {
+                let r = self.requests.get_mut(request);
                 r.read_retries = r.read_retries.max(outcome.retries);
             }
         }
