@@ -114,7 +114,7 @@ def test_console_script_is_installed():
 @pytest.mark.parametrize(
     ("change", "fragments"),
     [
-        ({"bogus_key": 1}, ["bogus_key", "unknown field"]),
+        ({"bogus_key": 1}, ["bogus_key", "unknown key"]),
         ({"flash": {"channels": 0}}, ["flash.channels", "at least 1"]),
         ({"flash": {"timing": {"read": "75"}}}, ["flash.timing.read", '"75"']),
         ({"flash": {"timing": {"read": 75}}}, ["flash.timing.read", "add a unit"]),

@@ -4,6 +4,8 @@ whichever way the config comes in (file, --set override, dict)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import ssdlab
 from conftest import REPO_ROOT, small_config
@@ -34,7 +36,8 @@ FINDINGS = REPO_ROOT / "tests/reliability/corpus/findings"
 def test_findings_are_errors_naming_the_key(run_cli, tmp_path, name, expected):
     proc = run_cli("run", FINDINGS / name, "--out", tmp_path / "out")
     assert proc.returncode == 2, proc.stdout + proc.stderr
-    assert f"{name}: {expected}" in proc.stderr
+    # The file, the line that holds the key, then the key and what is wrong with it.
+    assert re.search(rf"{re.escape(name)}:\d+: {re.escape(expected)}", proc.stderr), proc.stderr
     assert "Traceback" not in proc.stderr
     assert "not valid JSON" not in proc.stderr
     assert not (tmp_path / "out" / "results.json").exists()

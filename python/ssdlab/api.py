@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ssdlab import _core
+from ssdlab._blame import explain
 from ssdlab._core import ConfigError
 from ssdlab.config import apply_overrides, load_config
 from ssdlab.mqsim import Scenario
@@ -101,7 +102,7 @@ def simulate(
             return None
         return lambda fraction: progress((k + fraction) / runs)
 
-    results = _run(document, folder, source, part(0), records)
+    results = _run(document, folder, source, part(0), records, overrides)
     if alone:
         _add_alone_runs(results, document, folder, source, part)
     results.warnings.extend(extra_warnings)
@@ -162,6 +163,7 @@ def _run(
     source: str | None,
     progress: Callable[[float], object] | None,
     records: tuple[Path, Any] | None = None,
+    overrides: Iterable[str] = (),
 ) -> Results:
     try:
         text = json.dumps(document, default=str)
@@ -170,9 +172,7 @@ def _run(
     try:
         sim = _core.Simulation(text, str(folder), str(records[0]) if records else None)
     except ConfigError as e:
-        if source is None:
-            raise
-        raise ConfigError(f"{source}: {e}") from None
+        raise ConfigError(explain(str(e), source, overrides)) from None
 
     while not sim.step(STEP_EVENTS):
         if progress is not None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import math
+import os
 import signal
 import sys
 import textwrap
@@ -55,14 +57,25 @@ app = typer.Typer(
 # Piped output is not squeezed to 80 columns: the table is meant to be read whole in a log.
 stdout = Console(highlight=False, width=None if sys.stdout.isatty() else 200)
 stderr = Console(stderr=True, highlight=False)
+# Where warnings go: beside the summary, or to stderr under --quiet and --json.
+_warnings = stdout
+
+
+def _go_quiet() -> None:
+    """--quiet and --json: stdout carries nothing of ours but the results document, warnings go
+    to stderr and no progress bar is drawn."""
+    global stdout, _warnings
+    stdout = Console(file=open(os.devnull, "w"), highlight=False)  # noqa: SIM115 (lives as long as the process)
+    _warnings = stderr
 
 
 class _DelayedProgress:
-    """A progress callback that only draws a bar once the run has lasted a while."""
+    """A progress callback that only draws a bar once the run has lasted a while (never when
+    `delay` is None: --quiet)."""
 
-    def __init__(self, console: Console, delay: float) -> None:
+    def __init__(self, console: Console, delay: float | None) -> None:
         self._console = console
-        self._deadline = time.monotonic() + delay
+        self._deadline = time.monotonic() + delay if delay is not None else math.inf
         self._bar: Progress | None = None
         self._task = None
 
@@ -126,8 +139,8 @@ def run(
         Path | None,
         typer.Option(
             "--out",
-            help="Folder for results.json [default: results/<config name>]; MQSim runs write "
-            "<folder>/scenario-<n>/results.json [default folder: results/<workload name>].",
+            help="Folder for results.json \\[default: results/<config name>]; MQSim runs write "
+            "<folder>/scenario-<n>/results.json \\[default folder: results/<workload name>].",
         ),
     ] = None,
     set_: Annotated[
@@ -153,13 +166,31 @@ def run(
         bool,
         typer.Option("--report", help="Also write report.html and its charts (ssdlab report)."),
     ] = False,
+    as_json: Annotated[
+        bool,
+        typer.Option(
+            "--json",
+            help="Print the results document to stdout instead of the summary (an array of "
+            "documents for several MQSim scenarios); warnings go to stderr.",
+        ),
+    ] = False,
+    quiet: Annotated[
+        bool,
+        typer.Option(
+            "--quiet", "-q", help="Print nothing but warnings and errors (to stderr); no progress."
+        ),
+    ] = False,
 ) -> None:
     """Simulate CONFIG (or an MQSim file pair), write results.json and print a summary."""
+    if as_json or quiet:
+        _go_quiet()
     overrides = list(set_ or [])
     if seed is not None:
         overrides.append(f"seed={seed}")
     if workload is not None or is_mqsim_file(config):
-        _run_mqsim(config, workload, out, overrides, alone, scenario or [], report)
+        documents = _run_mqsim(config, workload, out, overrides, alone, scenario or [], report)
+        if as_json:
+            print("[\n" + ",\n".join(r.to_json() for r in documents) + "\n]")
         return
     if scenario:
         _fail("--scenario is for MQSim runs: ssdlab run SSDCONFIG.xml WORKLOAD.xml --scenario N")
@@ -168,6 +199,8 @@ def run(
         _prepare_out_dir(out_dir)
     results, mismatch = _simulate(config, overrides, alone, records_dir=out_dir)
     _save_and_show(results, out_dir, report)
+    if as_json:
+        print(results.to_json())
     if mismatch is not None:
         _fail(mismatch, code=EXIT_DATA_MISMATCH)
 
@@ -209,7 +242,7 @@ def _run_mqsim(
     alone: bool,
     only: list[int],
     report: bool = False,
-) -> None:
+) -> list[Results]:
     if workload is None:
         _fail(
             f"an MQSim run needs the device file and the workload file: "
@@ -228,18 +261,21 @@ def _run_mqsim(
     for s in chosen:  # every folder checked before the first scenario runs
         _prepare_out_dir(out_dir / f"scenario-{s.index}")
     mismatches = []
+    documents = []
     for s in chosen:
         stdout.print(f"[bold]scenario {s.index} of {len(scenarios)}[/]")
         folder = out_dir / f"scenario-{s.index}"
         label = f"scenario {s.index}: "
         results, mismatch = _simulate(s, overrides, alone, label=label, records_dir=folder)
         _save_and_show(results, folder, report)
+        documents.append(results)
         if mismatch is not None:
             mismatches.append(mismatch if mismatch.startswith(label) else label + mismatch)
     for mismatch in mismatches[:-1]:
         print(f"error: {mismatch}", file=sys.stderr)
     if mismatches:
         _fail(mismatches[-1], code=EXIT_DATA_MISMATCH)
+    return documents
 
 
 def _simulate(
@@ -251,7 +287,7 @@ def _simulate(
 ) -> tuple[Results, str | None]:
     """The run's results, and the data integrity error when its reads found wrong data (the
     results are kept: the caller saves them, then fails)."""
-    progress = _DelayedProgress(stderr, PROGRESS_DELAY_SECONDS)
+    progress = _DelayedProgress(stderr, PROGRESS_DELAY_SECONDS if _warnings is not stderr else None)
     try:
         try:
             results = simulate(
@@ -286,7 +322,7 @@ def _save_and_show(results: Results, out_dir: Path, report: bool = False) -> Non
     if results.fairness is not None:
         _print_fairness(results.fairness)
     for warning in results.warnings:
-        stdout.print(f"[yellow]warning:[/] {escape(warning)}")
+        _warnings.print(f"[yellow]warning:[/] {escape(warning)}")
     if failure is not None:
         _fail(failure)
     stdout.print(f"wrote {escape(str(target))}")
@@ -312,7 +348,7 @@ def serve(
     config: Annotated[
         Path | None,
         typer.Argument(
-            help="Configuration (TOML) [default: the default device].", show_default=False
+            help="Configuration (TOML) \\[default: the default device].", show_default=False
         ),
     ] = None,
     listen: Annotated[
@@ -341,7 +377,7 @@ def serve(
     ] = 8,
     out: Annotated[
         Path | None,
-        typer.Option("--out", help="Folder for results.json [default: results/serve-<name>]."),
+        typer.Option("--out", help="Folder for results.json \\[default: results/serve-<name>]."),
     ] = None,
     control: Annotated[
         Path | None,
@@ -459,7 +495,7 @@ def import_mqsim_command(
         typer.Option(
             "-o",
             "--out",
-            help="TOML file to write [default: <workload name>.toml]. Several scenarios go to "
+            help="TOML file to write \\[default: <workload name>.toml]. Several scenarios go to "
             "OUT-1.toml, OUT-2.toml, ... (scenario n in OUT-n.toml).",
         ),
     ] = None,
@@ -502,7 +538,7 @@ def sweep(
         typer.Option(
             "--out",
             help="Folder for runs/<run>/results.json, sweep.parquet and sweep.json "
-            "[default: results/<sweep name>]. Finished runs there are kept, not rerun.",
+            "\\[default: results/<sweep name>]. Finished runs there are kept, not rerun.",
         ),
     ] = None,
     jobs: Annotated[
@@ -511,7 +547,7 @@ def sweep(
             "--jobs",
             "-j",
             min=1,
-            help="Local worker processes (or --dask local workers) [default: all cores].",
+            help="Local worker processes (or --dask local workers) \\[default: all cores].",
         ),
     ] = None,
     dask: Annotated[
@@ -620,7 +656,7 @@ def report_command(
         typer.Option(
             "--metric",
             help="Sweeps: a metric of sweep.parquet to chart against each swept parameter "
-            "(repeatable) [default: iops, read_p99_us, write_p99_us, write_amplification].",
+            "(repeatable) \\[default: iops, read_p99_us, write_p99_us, write_amplification].",
         ),
     ] = None,
 ) -> None:

@@ -81,9 +81,35 @@ def apply_overrides(config: Mapping[str, Any], overrides: Iterable[str]) -> dict
     created. The input is not modified; a malformed override raises ConfigError naming it.
     """
     result = copy.deepcopy(dict(config))
+    overrides = list(overrides)
     for item in overrides:
         _apply_one(result, item)
+    _drop_other_mode_keys(result, overrides)
     return result
+
+
+# The precondition keys each mode reads (crates/ssdlab-core/src/config/validate.rs refuses the
+# others, so that a key that would be ignored is never silently ignored).
+_PRECONDITION_MODE_KEYS = {
+    "occupancy": ("fill", "steady", "simulate"),
+    "layout": ("fill",),
+    "drive_writes": ("steady", "simulate"),
+    "warm_caches": ("steady", "simulate"),
+}
+
+
+def _drop_other_mode_keys(config: dict[str, Any], overrides: list[str]) -> None:
+    """`--set precondition.mode=none` on a file that sets `occupancy`: the command line changes
+    the mode, so the file's keys that only the file's mode reads go with it (issue 19, item 9).
+    Keys the overrides set themselves stay, and are refused if the new mode does not read them."""
+    keys = [item.partition("=")[0].strip() for item in overrides]
+    table = config.get("precondition")
+    if "precondition.mode" not in keys or not isinstance(table, dict):
+        return
+    mode = table.get("mode")
+    for key, modes in _PRECONDITION_MODE_KEYS.items():
+        if key in table and mode not in modes and f"precondition.{key}" not in keys:
+            del table[key]
 
 
 def _apply_one(config: dict[str, Any], item: str) -> None:

@@ -24,6 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from ssdlab import _core
+from ssdlab._blame import explain
+from ssdlab._core import ConfigError
 from ssdlab.api import load_document
 from ssdlab.results import Results
 
@@ -100,10 +102,14 @@ class Device:
     ) -> None:
         """`config` is a TOML path or a config dict (None: the default device with one host
         queue); `overrides` are ``key.path=value`` strings as for :func:`ssdlab.simulate`."""
-        document, folder, _, _ = load_document(
+        overrides = list(overrides)
+        document, folder, source, _ = load_document(
             {} if config is None else config, overrides, base_dir
         )
-        self._device = _core.Device(json.dumps(document, default=str), str(folder))
+        try:
+            self._device = _core.Device(json.dumps(document, default=str), str(folder))
+        except ConfigError as e:
+            raise ConfigError(explain(str(e), source, overrides)) from None
         self._next_id = 0
 
     def submit(

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import contextlib
-import difflib
 import hashlib
 import itertools
 import json
@@ -47,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from ssdlab import _core, _outputs, _workers
+from ssdlab._blame import suggest
 from ssdlab._core import ConfigError
 from ssdlab.config import _value as toml_value
 from ssdlab.config import apply_overrides, load_config
@@ -152,7 +152,7 @@ def load_sweep(
 
     for key in spec:
         if key not in _TOP_KEYS:
-            raise fail(key, f"unknown key{_suggest(key, _TOP_KEYS)}; expected one of {_TOP_KEYS}")
+            raise fail(key, f"unknown key{suggest(key, _TOP_KEYS)}; expected one of {_TOP_KEYS}")
 
     base = _base_config(spec, folder, fail)
     overrides = spec.get("set", [])
@@ -271,7 +271,7 @@ def _axis_values(axis: Any, fail: Callable[[str], SweepError]) -> list[Any]:
         )
     for key in axis:
         if key not in _RANGE_KEYS:
-            raise fail(f"unknown range key `{key}`{_suggest(key, _RANGE_KEYS)}")
+            raise fail(f"unknown range key `{key}`{suggest(key, _RANGE_KEYS)}")
     missing = [k for k in ("start", "stop") if k not in axis]
     if missing:
         raise fail(f"a range needs `start` and `stop` (missing `{missing[0]}`)")
@@ -347,7 +347,7 @@ def check_config_path(path: str, fail: Callable[[str], Exception]) -> None:
             if leaf:
                 raise fail(f"unknown config path: {here} is a value, not a table or list")
             if keys:
-                hint = _suggest(part, sorted(keys))
+                hint = suggest(part, sorted(keys))
                 raise fail(f"unknown config key `{part}` in {here}{hint}")
             raise fail(f"{here} is a list; expected a numeric index, got `{part}`")
         nodes = following
@@ -368,11 +368,6 @@ def _branches(nodes: list[dict[str, Any]], root: dict[str, Any]) -> Iterator[dic
         for key in ("anyOf", "oneOf", "allOf"):
             stack.extend(node.get(key, []))
         yield node
-
-
-def _suggest(word: str, choices: Sequence[str]) -> str:
-    close = difflib.get_close_matches(word, list(choices), n=1)
-    return f" (did you mean `{close[0]}`?)" if close else ""
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,0 +1,107 @@
+"""The command line as a new user meets it (issue 19, item 4): defaults in --help, errors that
+blame what the user typed (the --set or the file's line) with a "did you mean", --json and
+--quiet, and `precondition.mode=none` from the command line."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import small_config
+
+
+def _error(proc) -> str:
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    return lines[0]
+
+
+@pytest.mark.parametrize(
+    ("command", "shown"),
+    [
+        ("run", ["[default: results/<config name>]", "[default folder: results/<workload"]),
+        ("serve", ["[default: results/serve-<name>]", "[default: the default device]"]),
+        ("import-mqsim", ["[default: <workload name>.toml]"]),
+        ("sweep", ["[default: results/<sweep name>]", "[default: all cores]"]),
+        ("report", ["[default: iops, read_p99_us, write_p99_us,"]),
+    ],
+)
+def test_help_shows_every_default(run_cli, command, shown):
+    proc = run_cli(command, "--help")
+    assert proc.returncode == 0, proc.stderr
+    text = " ".join(proc.stdout.replace("│", " ").split())
+    for fragment in shown:
+        assert fragment in text, text
+
+
+def test_set_with_an_unknown_key_blames_the_command_line(run_cli, write_config):
+    path = write_config(small_config())
+    line = _error(run_cli("run", path, "--set", "flash.chanels=4"))
+    assert line.startswith("error: --set flash.chanels=4: flash.chanels: unknown key `chanels`")
+    assert "(did you mean `channels`?)" in line
+    assert str(path) not in line
+
+
+def test_unknown_value_suggests_the_closest(run_cli, write_config):
+    path = write_config(small_config())
+    line = _error(run_cli("run", path, "--set", "ftl.gc_policy=rgb"))
+    assert "unknown value `rgb` (did you mean `rga`?)" in line
+    assert "greedy" in line  # every choice is still listed
+
+
+def test_a_file_error_names_its_line(run_cli, write_config):
+    config = small_config()
+    config["flows"][0]["queue_depht"] = 3
+    path = write_config(config)
+    number = path.read_text().splitlines().index("queue_depht = 3") + 1
+    line = _error(run_cli("run", path))
+    assert f"{path.name}:{number}: flows[0].queue_depht: unknown key" in line
+    assert "(did you mean `queue_depth`?)" in line
+
+
+def test_a_wrong_type_in_a_table_is_located_and_worded_for_people(run_cli, write_config):
+    path = write_config('seed = 1\n\n[flash]\nchannels = "two"\n')
+    line = _error(run_cli("run", path))
+    assert f"{path.name}:4: flash.channels: expected a whole number" in line
+    assert "u32" not in line
+
+
+def test_precondition_none_from_the_command_line_drops_the_files_fill_keys(
+    run_cli, write_config, tmp_path
+):
+    config = small_config()
+    config["precondition"] = {"mode": "fill", "occupancy": 0.5, "layout": "sequential"}
+    path = write_config(config)
+    proc = run_cli("run", path, "--out", "out", "--set", "precondition.mode=none")
+    assert proc.returncode == 0, proc.stderr
+    echo = json.loads((tmp_path / "out" / "results.json").read_text())["config"]
+    assert echo["precondition"]["mode"] == "none"
+    # Set on the command line with the new mode, an ignored key is still refused.
+    both = ["--set", "precondition.mode=none", "--set", "precondition.occupancy=0.3"]
+    line = _error(run_cli("run", path, *both))
+    assert "--set precondition.occupancy=0.3: precondition.occupancy: applies to mode" in line
+
+
+def test_json_prints_the_results_document_only(run_cli, write_config, tmp_path):
+    path = write_config(small_config(requests=300))
+    proc = run_cli("run", path, "--out", "out", "--json")
+    assert proc.returncode == 0, proc.stderr
+    document = json.loads(proc.stdout)
+    assert document["schema"] == "ssdlab.results/1"
+    assert document["flows"][0]["reads"]["count"] == 300
+    assert document == json.loads((tmp_path / "out" / "results.json").read_text())
+
+
+def test_quiet_prints_nothing_but_warnings(run_cli, write_config, tmp_path):
+    config = small_config(requests=300)
+    config["precondition"] = {"mode": "fill", "occupancy": 0.999}  # no room for GC: a warning
+    path = write_config(config)
+    proc = run_cli("run", path, "--out", "out", "-q")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == ""
+    assert (tmp_path / "out" / "results.json").is_file()
+    warnings = json.loads((tmp_path / "out" / "results.json").read_text())["warnings"]
+    for warning in warnings:
+        assert warning in " ".join(proc.stderr.split())
