@@ -17,13 +17,15 @@ import html
 import io
 import json
 import math
+import numbers
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ssdlab import _outputs, report_features
+from ssdlab import _outputs, plots, report_features
+from ssdlab.report_features import DASH
 from ssdlab.results import Results
 
 if TYPE_CHECKING:
@@ -57,9 +59,56 @@ class ReportError(ValueError):
     """The folder holds nothing to report on, or a metric asked for does not exist."""
 
 
+def _is_missing(value: Any) -> bool:
+    """None, NaN, or pandas' NA: a number that is undefined, shown as a dash, never as 0."""
+    if value is None:
+        return True
+    if isinstance(value, numbers.Real) and not isinstance(value, numbers.Integral):
+        return not math.isfinite(float(value))
+    return type(value).__name__ in ("NAType", "NaTType")
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool | str)
+
+
+def _column_format(values: Sequence[Any], decimals: int | None = None) -> Callable[[Any], str]:
+    """One format for a whole column of a table, so its numbers line up: whole numbers with
+    thousands separators, other numbers with the decimals that give the largest four
+    significant digits (all of them with as many), tiny ones in scientific notation."""
+    numbers_ = [v for v in values if _is_number(v) and not _is_missing(v)]
+    if not numbers_ or all(isinstance(v, numbers.Integral) for v in numbers_):
+        return lambda v: f"{v:,}" if isinstance(v, numbers.Integral) else str(v)
+    if decimals is not None:
+        return lambda v: f"{float(v):,.{decimals}f}"
+    largest = max(abs(float(v)) for v in numbers_)
+    if largest == 0:
+        return lambda v: "0"
+    if largest < 1e-3:
+        return lambda v: f"{float(v):.3e}"
+    decimals = min(4, max(0, 3 - math.floor(math.log10(largest))))
+    return lambda v: f"{float(v):,.{decimals}f}"
+
+
+def _fmt(value: Any) -> str:
+    """One value on its own (a sentence, a title): the dash when undefined."""
+    if _is_missing(value):
+        return DASH
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, numbers.Integral):
+        return f"{value:,}"
+    if isinstance(value, numbers.Real):
+        return _column_format([value])(value)
+    return str(value)
+
+
 @dataclass
 class _Page:
-    folder: Path
+    """An HTML page being built; charts go into it as data URIs and, when `folder` is set, as
+    PNG files there too."""
+
+    folder: Path | None
     title: str
     sections: list[str] = field(default_factory=list)
     images: list[Path] = field(default_factory=list)
@@ -71,10 +120,36 @@ class _Page:
         attr = f' class="{css}"' if css else ""
         self.sections.append(f"<p{attr}>{html.escape(text)}</p>")
 
-    def table(self, header: Sequence[str], rows: Iterable[Sequence[Any]], text_columns: int = 1):
+    def table(
+        self,
+        header: Sequence[str],
+        rows: Iterable[Sequence[Any]],
+        text_columns: int = 1,
+        decimals: int | None = None,
+    ):
+        """A table whose numeric columns each have one format (text cells pass through);
+        `decimals` fixes the decimals of every column of non-whole numbers."""
+        rows = [list(r) for r in rows]
+        width = max([len(header), *(len(r) for r in rows)])
+        columns = [[r[i] for r in rows if i < len(r)] for i in range(width)]
+        formats = [_column_format(c, decimals) for c in columns]
+        # A column without numbers is text: its heading aligns left like its cells.
+        text_column = [
+            i < text_columns or not any(map(_is_number, c)) for i, c in enumerate(columns)
+        ]
+
         def cell(tag: str, i: int, value: Any) -> str:
-            css = ' class="text"' if i < text_columns else ""
-            return f"<{tag}{css}>{html.escape(_fmt(value))}</{tag}>"
+            css = ' class="text"' if i < text_columns or not _is_number(value) else ""
+            if tag == "th":
+                text = str(value)
+                css = ' class="text"' if text_column[i] else ""
+            elif _is_missing(value):
+                text = DASH
+            elif _is_number(value):
+                text = formats[i](value)
+            else:
+                text = str(value)
+            return f"<{tag}{css}>{html.escape(text)}</{tag}>"
 
         head = "".join(cell("th", i, h) for i, h in enumerate(header))
         body = "".join(
@@ -89,9 +164,10 @@ class _Page:
         fig.savefig(buffer, format="png", dpi=DPI, metadata={"Software": None})
         plt.close(fig)
         data = buffer.getvalue()
-        path = self.folder / f"{name}.png"
-        _outputs.write_bytes(path, data)
-        self.images.append(path)
+        if self.folder is not None:
+            path = self.folder / f"{name}.png"
+            _outputs.write_bytes(path, data)
+            self.images.append(path)
         encoded = base64.b64encode(data).decode("ascii")
         self.sections.append(
             f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{encoded}">'
@@ -113,10 +189,10 @@ def write_report(folder: str | os.PathLike[str], metrics: Sequence[str] = ()) ->
     `metrics` chooses the sweep metrics (default: IOPS, read and write p99, write
     amplification, those not null or zero in every run)."""
     folder = Path(folder)
-    has_run = (folder / "results.json").is_file()
-    has_sweep = (folder / "sweep.parquet").is_file()
     if not folder.is_dir():
         raise ReportError(f"{folder}: no such folder")
+    has_run = (folder / "results.json").is_file()
+    has_sweep = (folder / "sweep.parquet").is_file()
     if not (has_run or has_sweep):
         raise ReportError(
             f"{folder}: neither results.json (ssdlab run --out DIR) nor sweep.parquet "
@@ -124,12 +200,17 @@ def write_report(folder: str | os.PathLike[str], metrics: Sequence[str] = ()) ->
         )
     if metrics and not has_sweep:
         raise ReportError("--metric chooses sweep metrics; this folder has no sweep.parquet")
-    page = _Page(folder, f"ssdlab report: {folder.resolve().name}")
+    results = Results.load(folder) if has_run else None
+    if results is not None:
+        title = f"ssdlab report: {report_features.title(results)}"
+    else:
+        title = "ssdlab sweep report"
+    page = _Page(folder, title)
     with _Matplotlib():
         if has_sweep:
             _sweep_sections(page, folder, list(metrics))
-        if has_run:
-            _run_sections(page, Results.load(folder))
+        if results is not None:
+            _run_sections(page, results)
     target = folder / "report.html"
     _outputs.write_text(target, page.html())
     return target
@@ -154,60 +235,79 @@ class _Matplotlib:
         self._style.__exit__(*exc)
 
 
-def _fmt(value: Any) -> str:
-    if isinstance(value, bool) or value is None:
-        return "" if value is None else str(value)
-    if isinstance(value, int):
-        return f"{value:,}"
-    if isinstance(value, float):
-        if math.isnan(value):
-            return ""
-        if value != 0 and (abs(value) >= 1e7 or abs(value) < 1e-3):
-            return f"{value:.4g}"
-        if abs(value) >= 100:
-            return f"{value:,.1f}"
-        return f"{value:.4g}"
-    return str(value)
-
-
 # --- one run ---------------------------------------------------------------------------------
+
+
+def _write_amplification_text(results: Results) -> str:
+    """The run's write amplification, or why there is none (no page was programmed)."""
+    gc = results.device.gc
+    wa = gc.write_amplification
+    if _is_missing(wa) or (not wa and not results.device.flash.programs):
+        return f"{DASH} (no page programmed)"
+    return f"{wa:.3f}"
+
+
+def _headline(page: _Page, results: Results) -> None:
+    pairs = plots.shared_pairs(results)
+    several = any(flow == "device" for flow, _, _ in pairs)
+    extra = [k for k in ("min", "stdev") if any(_latency(s, k) is not None for *_, s in pairs)]
+    rows = []
+    for flow, op, s in pairs:
+        name = "all flows" if flow == "device" else flow
+        numbers_ = [s.count, s.iops, s.bandwidth_mib_s]
+        keys = ["mean", *extra, "p50", "p99", "p99_9", "max"]
+        rows.append([name, op, *numbers_, *(_latency(s, k) for k in keys)])
+    names = {"mean": "mean us", "min": "min us", "stdev": "stdev us", "p99_9": "p99.9 us"}
+    header = ["flow", "op", "requests", "IOPS", "MiB/s"]
+    header += [names.get(k, f"{k} us") for k in ["mean", *extra, "p50", "p99", "p99_9", "max"]]
+    if rows:
+        page.table(header, rows, text_columns=2)
+    else:
+        page.paragraph("No request completed.")
+    if several:
+        note = "The 'all flows' rows are the device's: every flow's requests together"
+        whole = results.simulated_seconds
+        if any(not math.isclose(f.interval_seconds, whole, rel_tol=0.01) for f in results.flows):
+            note += (
+                f", their rates over the whole run ({whole:.6g} s) while a flow's are over its "
+                "own interval, so they can be lower than a flow's"
+            )
+        page.paragraph(note + ".", css="meta")
+    device = results.device
+    flash = device.flash
+    gap = getattr(device, "longest_completion_gap_us", None)
+    page.table(
+        ["device", "value"],
+        [
+            ["IOPS", f"{device.iops:,.0f}"],
+            ["bandwidth", f"{device.bandwidth_mib_s:,.1f} MiB/s"],
+            ["write amplification", _write_amplification_text(results)],
+            ["GC blocks erased", f"{device.gc.blocks_erased:,}"],
+            ["GC pages moved", f"{device.gc.pages_moved:,}"],
+            [
+                "flash reads / programs / erases",
+                f"{flash.reads:,} / {flash.programs:,} / {flash.erases:,}",
+            ],
+            ["max erase count", f"{device.wear.max_erase_count:,}"],
+            [
+                "longest stall (requests pending, none completing)",
+                DASH if gap is None else plots.format_seconds(gap / 1e6),
+            ],
+        ],
+    )
+
+
+def _latency(stats: Any, key: str) -> float | None:
+    value = getattr(stats.latency_us, key, None)
+    return None if _is_missing(value) else value
 
 
 def _run_sections(page: _Page, results: Results) -> None:
     import matplotlib.pyplot as plt
 
-    device = results.device
-    page.paragraph(
-        f"ssdlab {results.version}, seed {results.seed}: {results.simulated_seconds:.6f} "
-        f"simulated seconds, {results.events:,} events",
-        css="meta",
-    )
+    report_features.setup_section(page, results)
     page.heading("Headline")
-    rows = []
-    for name, group in [*((f.name, f) for f in results.flows), ("device", device)]:
-        for op, s in (("read", group.reads), ("write", group.writes)):
-            if s.count:
-                lat = s.latency_us
-                numbers = [s.count, s.iops, s.bandwidth_mib_s, lat.mean, lat.p50, lat.p99]
-                rows.append([name, op, *numbers, lat.p99_9, lat.max])
-    header = ["flow", "op", "requests", "IOPS", "MiB/s", "mean us", "p50 us", "p99 us"]
-    page.table([*header, "p99.9 us", "max us"], rows, text_columns=2)
-    gc, flash = device.gc, device.flash
-    page.table(
-        ["device", "value"],
-        [
-            ["IOPS", device.iops],
-            ["bandwidth MiB/s", device.bandwidth_mib_s],
-            ["write amplification", gc.write_amplification],
-            ["GC blocks erased", gc.blocks_erased],
-            ["GC pages moved", gc.pages_moved],
-            [
-                "flash reads / programs / erases",
-                f"{flash.reads:,} / {flash.programs:,} / {flash.erases:,}",
-            ],
-            ["max erase count", device.wear.max_erase_count],
-        ],
-    )
+    _headline(page, results)
     if results.fairness is not None:
         f = results.fairness
         page.table(
@@ -218,38 +318,21 @@ def _run_sections(page: _Page, results: Results) -> None:
             f"fairness {f.fairness:.3f} (min/max slowdown), weighted speedup "
             f"{f.weighted_speedup:.3f}"
         )
-    if results.warnings:
-        items = "".join(f"<li>{html.escape(w)}</li>" for w in results.warnings)
-        page.sections.append(f'<ul class="warnings">{items}</ul>')
 
-    cdf = results.latency_cdf(device=False)
-    if not cdf.empty:
+    if plots.pairs(results):
         page.heading("Latency distribution")
         fig, (ax, tail) = plt.subplots(1, 2, figsize=(11, 4.2))
-        for (flow, op), part in cdf.groupby(["flow", "op"], sort=False):
-            label = f"{flow} {op}"
-            ax.plot(part["latency_us"], part["fraction"], label=label)
-            tail.plot(part["latency_us"], 1 - part["fraction"] + 1e-7, label=label)
-        ax.set(xscale="log", xlabel="latency (us)", ylabel="fraction of requests", title="CDF")
-        tail.set(
-            xscale="log",
-            yscale="log",
-            ylim=(1e-5, 1.1),
-            xlabel="latency (us)",
-            ylabel="fraction slower",
-            title="tail (1 - CDF)",
-        )
-        for a in (ax, tail):
-            a.grid(True, which="major", alpha=0.3)
+        plots.plot_cdf(results, ax)
+        plots.plot_cdf(results, tail, tail=True)
         ax.legend(fontsize="small")
         fig.tight_layout()
         page.figure(fig, "latency_cdf", "latency CDF per flow and operation")
 
-    if results.series is not None:
+    if plots.series_document(results) is not None:
         _time_series_sections(page, results)
 
     page.heading("Latency breakdown")
-    _breakdown_figure(page, results)
+    _breakdown(page, results)
 
     if results.reliability is not None:
         _reliability_sections(page, results)
@@ -265,10 +348,10 @@ def _zns_section(page: _Page, results: Results) -> None:
     zones refused (resets' erases show in the GC chart above as blocks erased)."""
     z = results.zns
     page.heading("Zoned namespace")
-    wa = "n/a" if z.write_amplification is None else f"{z.write_amplification:.3f}"
+    wa = DASH if _is_missing(z.write_amplification) else f"{z.write_amplification:.3f}"
     page.paragraph(
-        f"{z.zones:,} zones of {_fmt(z.zone_capacity_bytes / 2**20)} MiB capacity in "
-        f"{_fmt(z.zone_size_bytes / 2**20)} MiB, each over {z.zone_planes} plane(s); at most "
+        f"{z.zones:,} zones of {z.zone_capacity_bytes / 2**20:,.1f} MiB capacity in "
+        f"{z.zone_size_bytes / 2**20:,.1f} MiB, each over {z.zone_planes} plane(s); at most "
         f"{z.max_open_zones} open and {z.max_active_zones} active (peaks {z.peak_open_zones} and "
         f"{z.peak_active_zones}). Write amplification {wa}; GC moved {z.gc_bytes_moved:,} bytes."
     )
@@ -291,69 +374,42 @@ def _zns_section(page: _Page, results: Results) -> None:
 def _time_series_sections(page: _Page, results: Results) -> None:
     import matplotlib.pyplot as plt
 
-    ts = results.time_series()
-    ts = ts[ts["count"].groupby([ts["flow"], ts["op"]]).transform("sum") > 0]
-    window = results.series.window_seconds if results.series else 0
+    series = plots.series_document(results)
     page.heading("Over time")
-    page.paragraph(
-        f"Windows of {_fmt(window * 1e3)} ms; a request counts in the window in which it "
-        f"completes. Per-window p99 within {results.series.p99_precision:.2%} (above)."
+    stalls = plots.stall_windows(results)
+    gap = getattr(results.device, "longest_completion_gap_us", None)
+    text = (
+        f"Windows of {plots.format_seconds(series.window_seconds)}; a request counts in the "
+        f"window in which it completes. Per-window p99 within {series.p99_precision:.2%} "
+        "(above)."
     )
+    if gap:
+        longest = plots.format_seconds(gap / 1e6)
+        text += f" Longest stall (requests pending, none completing): {longest}"
+        text += (
+            f"; {len(stalls)} stretch(es) of whole windows without a completion are shaded red."
+            if stalls
+            else ", shorter than a window: no window went without a completion."
+        )
+    page.paragraph(text)
     fig, (iops, bw) = plt.subplots(2, 1, figsize=(11, 6), sharex=True)
-    flows = ts[ts["flow"] != "device"]
-    for (flow, op), part in flows.groupby(["flow", "op"], sort=False):
-        x = part["window_start_s"] + part["window_s"] / 2
-        iops.plot(x, part["iops"], label=f"{flow} {op}")
-        bw.plot(x, part["bandwidth_mib_s"], label=f"{flow} {op}")
-    if flows.groupby(["flow", "op"]).ngroups > 1:
-        device = ts[ts["flow"] == "device"].groupby("window_start_s", sort=True)
-        total = device[["iops", "bandwidth_mib_s", "window_s"]].sum()
-        x = total.index + device["window_s"].first() / 2
-        style = {"color": "black", "linewidth": 1.2, "linestyle": ":", "label": "device (all)"}
-        iops.plot(x, total["iops"], **style)
-        bw.plot(x, total["bandwidth_mib_s"], **style)
-    iops.set(ylabel="IOPS", title="throughput")
-    bw.set(ylabel="MiB/s", xlabel="simulated time (s)")
-    for a in (iops, bw):
-        a.grid(True, alpha=0.3)
-    iops.legend(fontsize="small")
+    plots.plot_time_series(results, iops, metric="iops")
+    plots.plot_time_series(results, bw, metric="bandwidth_mib_s")
+    iops.set(xlabel="")
+    plots.legend_above(iops)
     fig.tight_layout()
     page.figure(fig, "throughput", "IOPS and bandwidth over time")
 
     fig, ax = plt.subplots(figsize=(11, 4.2))
-    for i, ((flow, op), part) in enumerate(
-        ts[ts["flow"] != "device"].groupby(["flow", "op"], sort=False)
-    ):
-        color = f"C{i % 10}"
-        x = part["window_start_s"] + part["window_s"] / 2
-        dots = {"marker": ".", "markersize": 3}  # a window between empty ones is still seen
-        ax.plot(x, part["p99_us"], color=color, label=f"{flow} {op} p99", **dots)
-        ax.plot(x, part["mean_us"], color=color, linestyle="--", label=f"{flow} {op} mean", **dots)
-    ax.set(yscale="log", ylabel="latency (us)", xlabel="simulated time (s)", title="latency")
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize="small", ncol=2)
+    plots.plot_time_series(results, ax, metric="latency")
+    plots.legend_above(ax)
     fig.tight_layout()
     page.figure(fig, "latency_over_time", "mean and p99 latency over time")
 
     gc = results.gc_time_series()
     if gc["blocks_erased"].sum() > 0 or gc["host_pages_written"].sum() > 0:
-        fig, (work, wa) = plt.subplots(2, 1, figsize=(11, 6), sharex=True)
-        x = gc["window_start_s"] + gc["window_s"] / 2
-        work.plot(x, gc["pages_moved"] / gc["window_s"], label="GC pages moved / s")
-        work.plot(x, gc["host_pages_written"] / gc["window_s"], label="host pages written / s")
-        work2 = work.twinx()
-        work2.plot(x, gc["blocks_erased"] / gc["window_s"], color="C3", label="blocks erased / s")
-        work2.set_ylabel("blocks erased / s", color="C3")
-        work.set(ylabel="pages / s", title="garbage collection")
-        work.legend(fontsize="small", loc="upper left")
-        wa.plot(x, gc["write_amplification"], color="C2", marker=".", linestyle="-")
-        overall = results.device.gc.write_amplification
-        wa.axhline(overall, color="gray", linestyle=":", label=f"whole run {overall:.3f}")
-        # Log scale: a window where GC moved much and the host wrote little spikes by 100x.
-        wa.set(yscale="log", ylabel="write amplification", xlabel="simulated time (s)")
-        wa.legend(fontsize="small")
-        for a in (work, wa):
-            a.grid(True, alpha=0.3)
+        fig, axes = plt.subplots(2, 1, figsize=(11, 6), sharex=True)
+        plots.plot_gc(results, axes)
         fig.tight_layout()
         page.figure(fig, "gc_over_time", "GC activity and write amplification over time")
 
@@ -375,7 +431,8 @@ def _reliability_sections(page: _Page, results: Results) -> None:
         ["retries", "host reads", "mean us", "p99 us", "max us"],
         [[r.retries, r.count, r.mean, r.p99, r.max] for r in rel.read_latency_us_by_retries],
     )
-    if results.series is None or results.series.reliability is None:
+    series = plots.series_document(results)
+    if series is None or series.reliability is None:
         return
     gc = results.gc_time_series()
     fig, ax = plt.subplots(figsize=(11, 3.2))
@@ -393,38 +450,27 @@ def _reliability_sections(page: _Page, results: Results) -> None:
     page.figure(fig, "reliability_over_time", "read retries and read reclaims over time")
 
 
-def _breakdown_figure(page: _Page, results: Results) -> None:
+def _breakdown(page: _Page, results: Results) -> None:
     import matplotlib.pyplot as plt
 
-    bars = []
-    for name, group in [*((f.name, f) for f in results.flows), ("device", results.device)]:
-        for op, s in (("read", group.reads), ("write", group.writes)):
-            if s.count:
-                bars.append((f"{name} {op}", s.latency_breakdown_us))
+    bars = plots.breakdown_rows(results)
     if not bars:
         page.paragraph("No request completed.")
         return
-    steps = list(bars[0][1])
     fig, ax = plt.subplots(figsize=(11, 0.6 * len(bars) + 1.8))
-    colors = [*(f"C{i}" for i in range(10)), "#393b79"]
-    left = [0.0] * len(bars)
-    labels = [label for label, _ in bars]
-    for k, step in enumerate(steps):
-        widths = [b.get(step, 0.0) for _, b in bars]
-        if not any(widths):
-            continue
-        ax.barh(labels, widths, left=left, color=colors[k % len(colors)], label=step)
-        left = [a + w for a, w in zip(left, widths, strict=True)]
-    ax.invert_yaxis()
-    ax.set(xlabel="mean latency (us)", title="where the time goes (mean per step)")
-    ax.legend(fontsize="small", ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.18))
-    ax.grid(True, axis="x", alpha=0.3)
+    plots.plot_breakdown(results, ax)
     fig.tight_layout()
     page.figure(fig, "latency_breakdown", "mean latency breakdown per flow and operation")
+    steps = list(dict.fromkeys(step for _, b in bars for step in b))
+    busy = [s for s in steps if any(b.get(s) for _, b in bars)]
     page.table(
-        ["step", *labels],
-        [[step, *(b.get(step, 0.0) for _, b in bars)] for step in steps],
+        ["step (mean us)", *(label for label, _ in bars)],
+        [[step, *(b.get(step) for _, b in bars)] for step in busy],
+        decimals=2,
     )
+    idle = [s for s in steps if s not in busy]
+    if idle:
+        page.paragraph(f"Steps that took no time: {', '.join(idle)}.", css="meta")
 
 
 # --- a sweep ---------------------------------------------------------------------------------
@@ -468,16 +514,38 @@ def _sweep_sections(page: _Page, folder: Path, metrics: list[str]) -> None:
     status = frame["status"] if "status" in frame.columns else pd.Series(["ok"] * len(frame))
     ok = frame[status == "ok"]
     failed = frame[status != "ok"]
+    names = _SweepNames(_flow_names(folder, ok))
+    varying = [a for a in axes if len(_axis_values(ok[a])[0]) > 1]
+    fixed = [a for a in axes if a not in varying]
+    page.title = "ssdlab sweep report: " + (
+        ", ".join(names.axis(a) for a in axes) if axes else folder.resolve().name
+    )
+    empty = [m for m in chosen if not ok[m].notna().any()]
+    drawn = [m for m in chosen if m not in empty]
 
     page.heading("Sweep")
     mode = meta.get("mode", "product")
     page.paragraph(
         f"{len(frame)} runs ({len(failed)} failed), mode {mode}, axes: "
         f"{', '.join(axes) or 'none'}; metrics: {', '.join(chosen)}. Failed runs are left "
-        "out; lines are means over seeds, bands span their minimum to maximum."
+        "out; lines are means over seeds, bands (or error bars) span their minimum to maximum."
     )
-    for axis in axes:
-        _sweep_axis_figure(page, ok, axis, [a for a in axes if a != axis], chosen)
+    notes = []
+    for axis in fixed:
+        values = _axis_values(ok[axis])[0]
+        where = "in the runs that finished" if len(failed) else "in every run"
+        shown = ", ".join(str(v) for v in values) or "none"
+        notes.append(f"{names.axis(axis)} ({axis}) takes one value {where} ({shown}): no chart.")
+    if empty:
+        notes.append(f"No run that finished has a value of {', '.join(empty)}: not charted.")
+    for note in notes:
+        page.paragraph(note, css="meta")
+    if drawn:
+        for axis in varying:
+            if axis.rsplit(".", 1)[-1] == "queue_depth":
+                _latency_throughput_figure(page, ok, axis, [a for a in varying if a != axis], names)
+        for axis in varying:
+            _sweep_axis_figure(page, ok, axis, [a for a in varying if a != axis], drawn, names)
     columns = [c for c in ["run", *axes, "seed", "status", *chosen] if c in frame.columns]
     page.heading("Runs")
     if len(frame) > MAX_TABLE_ROWS:
@@ -487,6 +555,73 @@ def _sweep_sections(page: _Page, folder: Path, metrics: list[str]) -> None:
     if not failed.empty and "error" in failed.columns:
         page.heading("Failed runs")
         page.table(["run", "error"], failed[["run", "error"]].itertuples(index=False), 2)
+
+
+# Chart labels of sweep.parquet's metrics; others are spelled out from their names.
+METRIC_LABELS = {
+    "iops": "IOPS",
+    "bandwidth_mib_s": "bandwidth (MiB/s)",
+    "read_iops": "read IOPS",
+    "write_iops": "write IOPS",
+    "read_mean_us": "read mean latency (us)",
+    "read_p99_us": "read p99 latency (us)",
+    "write_mean_us": "write mean latency (us)",
+    "write_p99_us": "write p99 latency (us)",
+    "write_amplification": "write amplification",
+    "simulated_seconds": "simulated time (s)",
+    "wall_seconds": "wall time (s)",
+}
+_UNIT_SUFFIXES = (("_us", " (us)"), ("_mib_s", " (MiB/s)"), ("_seconds", " (s)"), ("_s", " (s)"))
+
+
+def _flow_names(folder: Path, ok: pd.DataFrame) -> list[str]:
+    """The flows' names in the sweep's runs (from the first finished run's config echo), so
+    ``flows.0.queue_depth`` reads "queue depth (flow reader)"; empty when unknown."""
+    if "run_dir" not in ok.columns or ok.empty:
+        return []
+    try:
+        document = json.loads((folder / ok["run_dir"].iloc[0] / "results.json").read_bytes())
+        flows = document["config"]["flows"]
+        return [str(f.get("name", f"flow-{i}")) for i, f in enumerate(flows)]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return []
+
+
+@dataclass
+class _SweepNames:
+    """Readable names of a sweep's axes and metrics for chart labels."""
+
+    flows: list[str]
+
+    def axis(self, key: str) -> str:
+        """ "flows.0.queue_depth" -> "queue depth (flow reader)", "ftl.mapping" -> "mapping
+        (ftl)", "flash.timing.read" -> "read (flash timing)"."""
+        parts = key.split(".")
+        words: list[str] = []
+        i = 0
+        while i < len(parts) - 1:
+            part = parts[i]
+            if part in ("flows", "namespaces") and parts[i + 1].isdigit() and i + 2 < len(parts):
+                k = int(parts[i + 1])
+                if part == "flows" and k < len(self.flows):
+                    words.append(f"flow {self.flows[k]}")
+                else:
+                    words.append(f"{part[:-1]} {k}")
+                i += 2
+                continue
+            words.append(part.replace("_", " "))
+            i += 1
+        last = parts[-1].replace("_", " ")
+        return f"{last} ({' '.join(words)})" if words else last
+
+    @staticmethod
+    def metric(name: str) -> str:
+        if name in METRIC_LABELS:
+            return METRIC_LABELS[name]
+        for suffix, unit in _UNIT_SUFFIXES:
+            if name.endswith(suffix):
+                return name[: -len(suffix)].replace("_", " ") + unit
+        return name.replace("_", " ")
 
 
 def _axis_values(series: pd.Series) -> tuple[list[Any], bool]:
@@ -500,50 +635,149 @@ def _axis_values(series: pd.Series) -> tuple[list[Any], bool]:
     return values, numeric
 
 
+def _groups(
+    ok: pd.DataFrame, others: list[str], names: _SweepNames
+) -> tuple[list[tuple[str | None, Any]], str]:
+    """The runs split by the values of the other varying axes: (legend label, runs) each; past
+    MAX_SERIES lines, one group of all runs (the mean over the other axes)."""
+    if not others:
+        return [(None, ok)], ""
+    groups = list(ok.groupby(others, sort=True, dropna=False))
+    if len(groups) > MAX_SERIES:
+        return [(None, ok)], " (means over the other axes)"
+    out = []
+    for key, part in groups:
+        key = key if isinstance(key, tuple) else (key,)
+        pairs = zip(others, key, strict=False)
+        out.append((", ".join(f"{names.axis(o)} = {_fmt(v)}" for o, v in pairs), part))
+    return out, ""
+
+
+def _log_x_if_wide(ax: Any, values: list[Any]) -> None:
+    """Powers of two and other wide numeric axes on a log scale, labelled with the values."""
+    positive = [v for v in values if v > 0]
+    if len(positive) == len(values) and max(values) / min(values) >= 16:
+        ax.set_xscale("log", base=2 if all(float(v).is_integer() for v in values) else 10)
+        if len(values) <= 12:  # label the swept values themselves, not powers
+            ax.set_xticks(values, [_fmt(v) for v in values])
+            ax.minorticks_off()
+
+
 def _sweep_axis_figure(
-    page: _Page, ok: pd.DataFrame, axis: str, others: list[str], metrics: list[str]
+    page: _Page,
+    ok: pd.DataFrame,
+    axis: str,
+    others: list[str],
+    metrics: list[str],
+    names: _SweepNames,
 ) -> None:
+    """Each metric against `axis`: lines over a numeric axis, grouped bars over a categorical
+    one (ftl.mapping's names have no order a line could follow)."""
     import matplotlib.pyplot as plt
 
     values, numeric = _axis_values(ok[axis])
-    if not values:
-        return
-    groups = ok.groupby(others, sort=True, dropna=False) if others else [((), ok)]
-    groups = list(groups)
-    if len(groups) > MAX_SERIES:
-        groups = [(("all",), ok)]
-        others = ["mean over the other axes"]
+    groups, suffix = _groups(ok, others, names)
     n = len(metrics)
     cols = min(2, n)
     rows = math.ceil(n / cols)
-    fig, axs = plt.subplots(rows, cols, figsize=(5.5 * cols, 3.6 * rows), squeeze=False)
+    fig, axs = plt.subplots(rows, cols, figsize=(5.5 * cols, 3.8 * rows), squeeze=False)
     for k, metric in enumerate(metrics):
         ax = axs[k // cols][k % cols]
-        for i, (key, part) in enumerate(groups):
+        width = 0.8 / len(groups)
+        for i, (label, part) in enumerate(groups):
             stats = part.groupby(axis, sort=False)[metric].agg(["mean", "min", "max"])
             stats = stats.reindex(values)
-            x = values if numeric else list(range(len(values)))
-            key = key if isinstance(key, tuple) else (key,)
-            label = ", ".join(f"{o}={v}" for o, v in zip(others, key, strict=False)) or None
             color = f"C{i % 10}"
-            ax.plot(x, stats["mean"], marker="o", color=color, label=label)
-            if (stats["max"] > stats["min"]).any():
-                ax.fill_between(x, stats["min"], stats["max"], color=color, alpha=0.15)
+            if numeric:
+                ax.plot(values, stats["mean"], marker="o", color=color, label=label)
+                if (stats["max"] > stats["min"]).any():
+                    ax.fill_between(values, stats["min"], stats["max"], color=color, alpha=0.15)
+            else:
+                x = [j - 0.4 + width * (i + 0.5) for j in range(len(values))]
+                spread = (stats["max"] > stats["min"]).any()
+                error = [stats["mean"] - stats["min"], stats["max"] - stats["mean"]]
+                bars = ax.bar(
+                    x,
+                    stats["mean"],
+                    width=width * 0.95,
+                    color=color,
+                    label=label,
+                    yerr=error if spread else None,
+                    capsize=3,
+                )
+                if len(groups) <= 3:  # a short bar's value is still read
+                    ax.bar_label(bars, fmt=plots.short_number, fontsize="x-small", padding=2)
         if numeric:
-            positive = [v for v in values if v > 0]
-            if len(positive) == len(values) and max(values) / min(values) >= 16:
-                ax.set_xscale("log", base=2 if all(float(v).is_integer() for v in values) else 10)
-                if len(values) <= 12:  # label the swept values themselves, not powers
-                    ax.set_xticks(values, [_fmt(v) for v in values])
-                    ax.minorticks_off()
+            _log_x_if_wide(ax, values)
         else:
             ax.set_xticks(range(len(values)), [str(v) for v in values])
-        ax.set(xlabel=axis, ylabel=metric, title=f"{metric} vs {axis}")
-        ax.grid(True, alpha=0.3)
-        if groups[0][0] != () and len(groups) > 1 and k == 0:
+            ax.grid(True, axis="y", alpha=0.3)
+        ax.set(xlabel=names.axis(axis), ylabel=names.metric(metric))
+        ax.set_title(f"{names.metric(metric)}{suffix}", fontsize="medium")
+        if numeric:
+            ax.grid(True, alpha=0.3)
+        if ok[metric].min() >= 0:
+            ax.set_ylim(bottom=0)
+        plots.thousands(ax)
+        if groups[0][0] is not None and k == 0:
             ax.legend(fontsize="small")
     for k in range(n, rows * cols):
         axs[k // cols][k % cols].set_visible(False)
     fig.tight_layout()
     safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in axis)
     page.figure(fig, f"sweep_{safe}", f"metrics against {axis}")
+
+
+def _latency_throughput_figure(
+    page: _Page, ok: pd.DataFrame, axis: str, others: list[str], names: _SweepNames
+) -> None:
+    """p99 latency against IOPS as the queue depth grows: the curve a queue-depth sweep is
+    run for, whose knee is where more parallelism stops buying throughput and only adds
+    waiting. Each point is labelled with its queue depth."""
+    import matplotlib.pyplot as plt
+
+    ops = [
+        (op, f"{op}_p99_us")
+        for op in ("read", "write")
+        if f"{op}_p99_us" in ok.columns and ok[f"{op}_p99_us"].fillna(0).ne(0).any()
+    ]
+    if "iops" not in ok.columns or not ops:
+        return
+    values, numeric = _axis_values(ok[axis])
+    if not numeric:
+        return
+    groups, suffix = _groups(ok, others, names)
+    fig, ax = plt.subplots(figsize=(11, 4.6))
+    for i, (label, part) in enumerate(groups):
+        means = part.groupby(axis, sort=True)[["iops", *(m for _, m in ops)]].mean()
+        means = means.reindex(values)
+        for op, metric in ops:
+            name = f"{op} p99" + (f", {label}" if label else "")
+            style = "-" if op == "read" else "--"
+            ax.plot(
+                means["iops"], means[metric], linestyle=style, marker="o", color=f"C{i}", label=name
+            )
+            for depth, x, y in zip(values, means["iops"], means[metric], strict=True):
+                if not (_is_missing(x) or _is_missing(y)):
+                    ax.annotate(
+                        _fmt(depth),
+                        (x, y),
+                        textcoords="offset points",
+                        xytext=(4, 4),
+                        fontsize="x-small",
+                        color=f"C{i}",
+                    )
+    ax.set(xlabel="IOPS", ylabel="p99 latency (us)")
+    ax.set_title(
+        f"p99 latency against IOPS, points labelled with the {names.axis(axis)}{suffix}",
+        fontsize="medium",
+    )
+    ax.set_yscale("log")
+    plots.log_ticks(ax, "y")
+    ax.set_xlim(left=0)
+    plots.thousands(ax, "x")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize="small", loc="lower right")  # the curve rises to the upper right
+    fig.tight_layout()
+    safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in axis)
+    page.figure(fig, f"sweep_latency_vs_iops_{safe}", f"p99 latency against IOPS over {axis}")
