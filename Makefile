@@ -21,10 +21,16 @@ test: lint rust-test py-test
 $(PY):
 	python3 -m venv $(VENV)
 
-# Reinstalled when the dependency list here or in pyproject.toml changes.
+# Every dependency pyproject.toml lists (the package's own and all its extras: plot, dask, dev),
+# read from it rather than repeated here; reinstalled when pyproject.toml changes. The package
+# itself is built once, by `maturin develop` below.
+REQUIREMENTS := $(VENV)/requirements.txt
 $(DEPS): pyproject.toml Makefile | $(PY)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet "maturin>=1.16,<2" "typer>=0.12" "rich>=13" "pydantic>=2.6" "pytest>=8" "hypothesis>=6.100" "ruff>=0.6" "matplotlib>=3.8" "distributed>=2024.1" "pyarrow>=15" "pandas>=2.1"
+	$(PY) -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]; \
+	    reqs = p["dependencies"] + [r for extra in p["optional-dependencies"].values() for r in extra]; \
+	    print("\n".join(r for r in reqs if not r.startswith(p["name"] + "[")))' > $(REQUIREMENTS)
+	$(PY) -m pip install --quiet -r $(REQUIREMENTS)
 	touch $@
 
 # Builds the Rust extension into the virtualenv (incremental after the first build).

@@ -7,13 +7,14 @@ problems that happen before the core sees it (file access, TOML syntax, malforme
 from __future__ import annotations
 
 import copy
-import json
 import os
 import re
 import tomllib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
+
+import tomli_w
 
 from ssdlab._core import ConfigError
 
@@ -203,76 +204,81 @@ _KEY_ORDER = {
         "cache_mode",
     ),
 }
-_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 
 
 def dump_toml(config: Mapping[str, Any], comments: Iterable[str] = ()) -> str:
     """The config as TOML text that :func:`load_config` reads back to the same dict.
 
+    Sections and keys come in the order the README documents them (keys not listed follow in
+    alphabetical order), each ``[[flows]]`` entry as its own table; tomli-w writes the values.
     `comments` become ``#`` lines at the top (each may hold several lines).
     """
     lines = [f"# {line}".rstrip() for text in comments for line in str(text).split("\n")]
-    if lines:
-        lines.append("")
-    tables = {k: v for k, v in config.items() if isinstance(v, Mapping)}
+    head = "\n".join(lines) + "\n\n" if lines else ""
     arrays = {k: v for k, v in config.items() if _is_table_array(v)}
-    scalars = {k: v for k, v in config.items() if k not in tables and k not in arrays}
-    lines += [f"{_key(k)} = {_value(v)}" for k, v in _ordered(scalars, _SECTION_ORDER)]
-    for key, table in _ordered(tables, _SECTION_ORDER):
-        _table(lines, [key], table)
-    for key, items in _ordered(arrays, ()):
+    # Plain values first, then the sections: tomli-w writes a table's values before its
+    # sub-tables whatever their order in the dict.
+    rest = {k: v for k, v in config.items() if k not in arrays}
+    chunks = [_dumps(_ordered(rest, _SECTION_ORDER))] if rest else []
+    for key, items in _ordered_items(arrays, ()):
         for item in items:
-            lines.append("")
-            lines.append(f"[[{_key(key)}]]")
-            lines += [
-                f"{_key(k)} = {_value(v)}" for k, v in _ordered(item, _KEY_ORDER.get(key, ()))
-            ]
-    return "\n".join(lines).lstrip("\n") + "\n"
+            chunks.append(_table_array_entry(key, _ordered(item, _KEY_ORDER.get(key, ()))))
+    return head + "\n".join(c for c in chunks if c)
+
+
+def _dumps(document: Mapping[str, Any]) -> str:
+    try:
+        return tomli_w.dumps(document)
+    except (TypeError, ValueError) as e:
+        raise ConfigError(f"config: cannot write as TOML: {e}") from None
+
+
+def _table_array_entry(key: str, item: Mapping[str, Any]) -> str:
+    """One ``[[key]]`` entry. tomli-w writes an array of small tables inline (``flows = [{...}]``);
+    configs show each flow as a table of its own, so each entry is written as the table
+    ``[key]`` (whose sub-tables, ``[key.sub]``, belong to the latest ``[[key]]`` entry) and its
+    header made the array's."""
+    text = _dumps({key: item})
+    header = f"[{_key(key)}]\n"
+    if text.startswith(header):
+        text = text[len(header) :]
+    return f"[[{_key(key)}]]\n{text}"
+
+
+def _key(key: str) -> str:
+    """A key as TOML writes it (bare, or quoted when it must be)."""
+    return _dumps({key: 0}).rsplit(" = ", 1)[0]
+
+
+def _value(value: Any) -> str:
+    """A value as TOML text on one line (the right-hand side of ``key = value``, tables inline):
+    what an override ``--set key=VALUE`` reads back to the same value. tomli-w writes the plain
+    values; arrays and tables are joined on one line, which tomli-w does not do."""
+    if isinstance(value, Mapping):
+        items = ", ".join(f"{_key(k)} = {_value(v)}" for k, v in value.items())
+        return f"{{ {items} }}" if items else "{}"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_value(v) for v in value) + "]"
+    return _dumps({"v": value})[len("v = ") : -1]
 
 
 def _is_table_array(value: Any) -> bool:
     return isinstance(value, list) and bool(value) and all(isinstance(v, Mapping) for v in value)
 
 
-def _ordered(table: Mapping[str, Any], order: Iterable[str]) -> list[tuple[str, Any]]:
+def _ordered_items(table: Mapping[str, Any], order: Iterable[str]) -> list[tuple[str, Any]]:
     rank = {k: i for i, k in enumerate(order)}
     return sorted(table.items(), key=lambda kv: (rank.get(kv[0], len(rank)), kv[0]))
 
 
-def _table(lines: list[str], path: list[str], table: Mapping[str, Any]) -> None:
-    # A nested table whose values are all plain becomes an inline table (`read = { lsb = .. }`);
-    # one that nests further gets its own [a.b] section.
-    def plain(v: Any) -> bool:
-        return not isinstance(v, Mapping) or not any(isinstance(x, Mapping) for x in v.values())
-
-    inline = [(k, v) for k, v in _ordered(table, _KEY_ORDER.get(path[-1], ())) if plain(v)]
-    nested = [(k, v) for k, v in _ordered(table, _KEY_ORDER.get(path[-1], ())) if not plain(v)]
-    lines.append("")
-    lines.append(f"[{'.'.join(_key(p) for p in path)}]")
-    lines += [f"{_key(k)} = {_value(v)}" for k, v in inline]
-    for key, value in nested:
-        _table(lines, [*path, key], value)
-
-
-def _key(key: str) -> str:
-    return key if _BARE_KEY.match(key) else json.dumps(key)
-
-
-def _value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if value != value:
-            return "nan"
-        if value in (float("inf"), float("-inf")):
-            return "inf" if value > 0 else "-inf"
-        return repr(value)
-    if isinstance(value, str):
-        return json.dumps(value)
-    if isinstance(value, Mapping):
-        return "{ " + ", ".join(f"{_key(k)} = {_value(v)}" for k, v in value.items()) + " }"
-    if isinstance(value, list | tuple):
-        return "[" + ", ".join(_value(v) for v in value) + "]"
-    raise ConfigError(f"config: cannot write {type(value).__name__} value {value!r} as TOML")
+def _ordered(table: Mapping[str, Any], order: Iterable[str]) -> dict[str, Any]:
+    """`table` with its keys in `order` (then alphabetical), nested tables likewise in their own
+    name's order (``_KEY_ORDER``); arrays keep their elements' order."""
+    out: dict[str, Any] = {}
+    for key, value in _ordered_items(table, order):
+        if isinstance(value, Mapping):
+            value = _ordered(value, _KEY_ORDER.get(key, ()))
+        elif _is_table_array(value):
+            value = [_ordered(v, _KEY_ORDER.get(key, ())) for v in value]
+        out[key] = value
+    return out

@@ -45,7 +45,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from ssdlab import _core, _outputs, _workers
+from ssdlab import _core, _extras, _outputs, _workers
 from ssdlab._blame import suggest
 from ssdlab._core import ConfigError
 from ssdlab.config import _value as toml_value
@@ -524,7 +524,8 @@ def dask_executor(address: str, jobs: int | None = None) -> tuple[cf.Executor, C
     `address` is a scheduler (``tcp://host:8786``) or ``local`` for a LocalCluster of `jobs`
     single-threaded worker processes on this machine.
     """
-    from distributed import Client, LocalCluster
+    distributed = _extras.require("distributed", "ssdlab sweep --dask")
+    Client, LocalCluster = distributed.Client, distributed.LocalCluster  # noqa: N806
 
     if address == "local":
         cluster = LocalCluster(
