@@ -9,6 +9,7 @@ is the same model as a component a host drives request by request (docs/embeddin
 from ssdlab._core import ConfigError, TraceError
 from ssdlab._core import version as _core_version
 from ssdlab.api import DataIntegrityError, simulate
+from ssdlab.compare import compare
 from ssdlab.config import apply_overrides, dump_toml, load_config
 from ssdlab.device import Completion, Device, Zone
 from ssdlab.live import serve
@@ -30,6 +31,7 @@ __all__ = [
     "Zone",
     "__version__",
     "apply_overrides",
+    "compare",
     "dump_toml",
     "import_mqsim",
     "load_config",

@@ -644,10 +644,11 @@ def sweep(
 @app.command("report")
 def report_command(
     results_dir: Annotated[
-        Path,
+        list[Path],
         typer.Argument(
             help="A results folder (results.json, from ssdlab run --out) or a sweep folder "
-            "(sweep.parquet, from ssdlab sweep --out).",
+            "(sweep.parquet, from ssdlab sweep --out); several results folders are compared "
+            "(as ssdlab compare) into ./compare.html.",
             show_default=False,
         ),
     ],
@@ -661,7 +662,46 @@ def report_command(
     ] = None,
 ) -> None:
     """Write RESULTS_DIR/report.html (self-contained) and its charts as PNG files beside it."""
-    _write_report(results_dir, list(metric or []))
+    if len(results_dir) > 1:
+        if metric:
+            _fail("--metric chooses a sweep's metrics; it does not apply to comparing runs")
+        _write_compare(results_dir, None)
+        return
+    _write_report(results_dir[0], list(metric or []))
+
+
+@app.command("compare")
+def compare_command(
+    results_dirs: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Two results folders or more (results.json, from ssdlab run --out); ratios "
+            "are each run's value over the first's.",
+            show_default=False,
+        ),
+    ],
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="HTML file to write \\[default: ./compare.html]."),
+    ] = None,
+) -> None:
+    """Write one self-contained HTML page comparing the runs: config differences, results side
+    by side with ratios, overlaid latency CDFs per flow and op."""
+    _write_compare(results_dirs, out)
+
+
+def _write_compare(folders: list[Path], out: Path | None) -> None:
+    from ssdlab.compare import compare  # matplotlib only when asked for
+    from ssdlab.report import ReportError
+    from ssdlab.results import ResultsFileError
+
+    try:
+        target = compare(folders, out)
+    except (ReportError, ResultsFileError) as e:
+        _fail(str(e))
+    except OSError as e:
+        _fail(f"cannot write {out or 'compare.html'}: {_outputs.reason(e)}")
+    stdout.print(f"wrote {escape(str(target))}")
 
 
 def _fail(message: str, code: int = EXIT_REFUSED) -> NoReturn:

@@ -162,15 +162,16 @@ def plot_cdf(
         y = [max(1 - f, 0.0) + TAIL_FLOOR for f in cdf.fraction] if tail else cdf.fraction
         ax.plot(cdf.latency_us, y, **line)
         drawn += 1
-    ax.set_xscale("log")
+    if not drawn:  # leave the Axes as they were: another run may have drawn there
+        return ax
+    ax.set_xscale("log")  # (resets the tick locators: log_ticks below sets them again)
     ax.set_xlabel("latency (us)")
     if tail:
         ax.set(yscale="log", ylim=(TAIL_BOTTOM, 1.5), ylabel="fraction slower")
         ax.set_title("tail (1 - CDF)")
     else:
         ax.set(ylim=(-0.02, 1.02), ylabel="fraction of requests", title="CDF")
-    if drawn:
-        log_ticks(ax, "x")
+    log_ticks(ax, "x")
     ax.grid(True, which="major", alpha=0.3)
     return ax
 

@@ -103,6 +103,16 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
+class Formatted(str):
+    """A number already written as text (a row of one metric formatted alike): aligned as a
+    number in a table."""
+
+
+def _numeric(value: Any) -> bool:
+    """A cell aligned right: a number, one already formatted, or an undefined one."""
+    return _is_number(value) or isinstance(value, Formatted) or _is_missing(value)
+
+
 @dataclass
 class _Page:
     """An HTML page being built; charts go into it as data URIs and, when `folder` is set, as
@@ -135,11 +145,12 @@ class _Page:
         formats = [_column_format(c, decimals) for c in columns]
         # A column without numbers is text: its heading aligns left like its cells.
         text_column = [
-            i < text_columns or not any(map(_is_number, c)) for i, c in enumerate(columns)
+            i < text_columns or not any(_numeric(v) and not _is_missing(v) for v in c)
+            for i, c in enumerate(columns)
         ]
 
         def cell(tag: str, i: int, value: Any) -> str:
-            css = ' class="text"' if i < text_columns or not _is_number(value) else ""
+            css = ' class="text"' if i < text_columns or not _numeric(value) else ""
             if tag == "th":
                 text = str(value)
                 css = ' class="text"' if text_column[i] else ""
