@@ -691,13 +691,14 @@ def compare_command(
 
 
 def _write_compare(folders: list[Path], out: Path | None) -> None:
+    from ssdlab._extras import MissingExtraError
     from ssdlab.compare import compare  # matplotlib only when asked for
     from ssdlab.report import ReportError
     from ssdlab.results import ResultsFileError
 
     try:
         target = compare(folders, out)
-    except (ReportError, ResultsFileError) as e:
+    except (ReportError, ResultsFileError, MissingExtraError) as e:
         _fail(str(e))
     except OSError as e:
         _fail(f"cannot write {out or 'compare.html'}: {_outputs.reason(e)}")

@@ -55,7 +55,7 @@ def compare(
         target = target / "compare.html"
     labels = run_labels(folders)
     page = Page(None, "ssdlab compare: " + " vs ".join(labels))
-    with _Matplotlib():
+    with _Matplotlib("ssdlab compare"):
         _sections(page, runs, labels, folders)
     _outputs.write_text(target, page.html())
     return target

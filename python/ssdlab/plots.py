@@ -58,12 +58,16 @@ def colors(results: Results) -> dict[tuple[str, str], str]:
     return {(f, op): f"C{i % 10}" for i, (f, op, _) in enumerate(pairs(results))}
 
 
+def _pyplot() -> Any:
+    from ssdlab import _extras
+
+    return _extras.require("matplotlib.pyplot", "ssdlab.plots")
+
+
 def _axes(ax: Axes | None, figsize: tuple[float, float]) -> Axes:
     if ax is not None:
         return ax
-    import matplotlib.pyplot as plt
-
-    _, ax = plt.subplots(figsize=figsize)
+    _, ax = _pyplot().subplots(figsize=figsize)
     return ax
 
 
@@ -316,11 +320,10 @@ def plot_gc(results: Results, axes: Sequence[Axes] | None = None) -> tuple[Axes,
     Windows without host writes have no write amplification and are left out (counted in the
     legend); windows far above the rest are drawn at the top edge as red triangles. Legends sit
     above each Axes. Returns the two Axes (new ones when `axes` is None)."""
-    import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
 
     if axes is None:
-        _, axes = plt.subplots(2, 1, figsize=(11, 6), sharex=True)
+        _, axes = _pyplot().subplots(2, 1, figsize=(11, 6), sharex=True)
     work, wa_ax = axes
     gc = results.gc_time_series()
     x = gc["window_start_s"] + gc["window_s"] / 2

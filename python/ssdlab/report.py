@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ssdlab import _outputs, plots, report_features
+from ssdlab import _extras, _outputs, plots, report_features
 from ssdlab.report_features import DASH
 from ssdlab.results import Results
 
@@ -228,11 +228,15 @@ def write_report(folder: str | os.PathLike[str], metrics: Sequence[str] = ()) ->
 
 
 class _Matplotlib:
-    """Agg backend and matplotlib's default style, whatever the user's matplotlibrc says."""
+    """Agg backend and matplotlib's default style, whatever the user's matplotlibrc says;
+    without matplotlib, :class:`~ssdlab._extras.MissingExtraError` names the extra that
+    brings it, and what needed it (`needed_by`)."""
+
+    def __init__(self, needed_by: str = "ssdlab report") -> None:
+        self.needed_by = needed_by
 
     def __enter__(self) -> None:
-        import matplotlib
-
+        matplotlib = _extras.require("matplotlib", self.needed_by)
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
