@@ -420,3 +420,23 @@ def test_an_axis_that_does_not_vary_gets_a_note_not_an_empty_chart(tmp_path, run
     assert "read (flash timing) (flash.timing.read) takes one value in every run (50us)" in html
     assert not (folder / "sweep_flash_timing_read.png").exists()
     assert (folder / "sweep_flows_0_queue_depth.png").is_file()
+
+
+def test_headline_shows_min_stdev_and_the_extra_percentiles_in_order(tmp_path):
+    config = small_config(requests=300)
+    config["run"] = {"percentiles": [99.5, 95]}
+    results = ssdlab.simulate(config)
+    html = write_report(results.save(tmp_path / "p").parent).read_text(encoding="utf-8")
+    headline = html[html.index("Headline") : html.index("Latency distribution")]
+    header = re.findall(r"<th[^>]*>([^<]*)</th>", headline)[5:]
+    assert header[:9] == [
+        "min us",
+        "mean us",
+        "stdev us",
+        "p50 us",
+        "p95 us",
+        "p99 us",
+        "p99.5 us",
+        "p99.9 us",
+        "max us",
+    ]

@@ -16,11 +16,20 @@ import math
 import os
 import string
 from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from ssdlab import _outputs, plots, report_features
-from ssdlab.report import DASH, Formatted, ReportError, _is_missing, _Matplotlib
+from ssdlab.report import (
+    DASH,
+    Formatted,
+    ReportError,
+    _is_missing,
+    _latency,
+    _Matplotlib,
+    latency_columns,
+)
 from ssdlab.report import _Page as Page
 from ssdlab.results import Results
 
@@ -188,17 +197,10 @@ def _row(name: str, values: Sequence[Any]) -> list[Any]:
     return cells
 
 
-_OP_METRICS = (
+_OP_COUNTS = (
     ("requests", lambda s: s.count),
     ("IOPS", lambda s: s.iops),
     ("MiB/s", lambda s: s.bandwidth_mib_s),
-    ("min us", lambda s: getattr(s.latency_us, "min", None)),
-    ("mean us", lambda s: s.latency_us.mean),
-    ("stdev us", lambda s: getattr(s.latency_us, "stdev", None)),
-    ("p50 us", lambda s: s.latency_us.p50),
-    ("p99 us", lambda s: s.latency_us.p99),
-    ("p99.9 us", lambda s: s.latency_us.p99_9),
-    ("max us", lambda s: s.latency_us.max),
 )
 
 
@@ -289,7 +291,10 @@ def _sections(page: Page, runs: list[Results], labels: list[str], folders: list[
     rows = []
     for flow, op in all_pairs(runs):
         stats = [_op_stats(r, flow, op) for r in runs]
-        for name, get in _OP_METRICS:
+        present = [s for s in stats if s is not None]
+        metrics = [*_OP_COUNTS]
+        metrics += [(h, partial(_latency, key=k)) for k, h in latency_columns(present)]
+        for name, get in metrics:
             values = [None if s is None else get(s) for s in stats]
             if all(_is_missing(v) for v in values):
                 continue

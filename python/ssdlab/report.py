@@ -262,19 +262,42 @@ def _write_amplification_text(results: Results) -> str:
     return f"{wa:.3f}"
 
 
+def latency_columns(stats: Iterable[Any]) -> list[tuple[str, str]]:
+    """(key, heading) of the latency figures to show for these OpStats, in order: min (fio's
+    habit; results since 0.2), mean, stdev, p50, p99, p99.9 and the percentiles
+    ``run.percentiles`` adds, in percentile order, then max."""
+    stats = list(stats)
+    has = {k for k in ("min", "stdev") if any(_latency(s, k) is not None for s in stats)}
+    percentiles = {"p50": 50.0, "p99": 99.0, "p99_9": 99.9}
+    for s in stats:
+        for name in getattr(s.latency_us, "extra", {}) or {}:
+            with contextlib.suppress(ValueError):
+                percentiles[name] = float(name[1:].replace("_", "."))
+    ordered = sorted(percentiles, key=percentiles.__getitem__)
+    keys = [*(["min"] if "min" in has else []), "mean", *(["stdev"] if "stdev" in has else [])]
+    keys += [*ordered, "max"]
+    return [(k, f"{k.replace('_', '.')} us") for k in keys]
+
+
+def _latency(stats: Any, key: str) -> float | None:
+    """One latency figure of an OpStats (an extra percentile too), None when undefined."""
+    lat = stats.latency_us
+    value = getattr(lat, key, None) if key in type(lat).model_fields else None
+    if value is None:
+        value = (getattr(lat, "extra", None) or {}).get(key)
+    return None if _is_missing(value) else value
+
+
 def _headline(page: _Page, results: Results) -> None:
     pairs = plots.shared_pairs(results)
     several = any(flow == "device" for flow, _, _ in pairs)
-    extra = [k for k in ("min", "stdev") if any(_latency(s, k) is not None for *_, s in pairs)]
+    columns = latency_columns(s for *_, s in pairs)
     rows = []
     for flow, op, s in pairs:
         name = "all flows" if flow == "device" else flow
-        numbers_ = [s.count, s.iops, s.bandwidth_mib_s]
-        keys = ["mean", *extra, "p50", "p99", "p99_9", "max"]
-        rows.append([name, op, *numbers_, *(_latency(s, k) for k in keys)])
-    names = {"mean": "mean us", "min": "min us", "stdev": "stdev us", "p99_9": "p99.9 us"}
-    header = ["flow", "op", "requests", "IOPS", "MiB/s"]
-    header += [names.get(k, f"{k} us") for k in ["mean", *extra, "p50", "p99", "p99_9", "max"]]
+        figures = [_latency(s, k) for k, _ in columns]
+        rows.append([name, op, s.count, s.iops, s.bandwidth_mib_s, *figures])
+    header = ["flow", "op", "requests", "IOPS", "MiB/s", *(h for _, h in columns)]
     if rows:
         page.table(header, rows, text_columns=2)
     else:
@@ -310,11 +333,6 @@ def _headline(page: _Page, results: Results) -> None:
             ],
         ],
     )
-
-
-def _latency(stats: Any, key: str) -> float | None:
-    value = getattr(stats.latency_us, key, None)
-    return None if _is_missing(value) else value
 
 
 def _run_sections(page: _Page, results: Results) -> None:
