@@ -94,14 +94,19 @@ def _chromium() -> str | None:
     return found
 
 
-@pytest.mark.parametrize("kind", ["run", "sweep"])
+@pytest.mark.parametrize("kind", ["run", "sweep", "compare"])
 def test_report_renders_in_headless_chromium(kind, request, run_cli, tmp_path):
     chromium = _chromium()
+    page = "report.html"
     if kind == "sweep":
         folder = tmp_path / "sweep"
         _write_sweep(folder)
         proc = run_cli("report", folder)
         assert proc.returncode == 0, proc.stderr
+    elif kind == "compare":
+        other = ssdlab.simulate(small_config(requests=300)).save(tmp_path / "other").parent
+        folder, page = tmp_path, "compare.html"
+        ssdlab.compare([request.getfixturevalue("run_dir"), other], out=folder / page)
     else:
         folder = request.getfixturevalue("run_dir")
     shot = tmp_path / "shot.png"
@@ -119,7 +124,7 @@ def test_report_renders_in_headless_chromium(kind, request, run_cli, tmp_path):
             f"--user-data-dir={tmp_path / 'profile'}",
             f"--screenshot={shot}",
             "--window-size=1200,2000",
-            (folder / "report.html").resolve().as_uri(),
+            (folder / page).resolve().as_uri(),
         ],
         capture_output=True,
         text=True,
