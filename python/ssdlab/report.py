@@ -368,40 +368,12 @@ def _run_sections(page: _Page, results: Results) -> None:
     _breakdown(page, results)
 
     if results.reliability is not None:
-        _reliability_sections(page, results)
+        report_features.reliability_section(page, results)
     if results.zns is not None:
-        _zns_section(page, results)
+        report_features.zns_section(page, results)
     report_features.lsm_section(page, results)
     report_features.fdp_section(page, results)
     report_features.slc_cache_section(page, results)
-
-
-def _zns_section(page: _Page, results: Results) -> None:
-    """A zoned namespace: its layout, zone states at the end, the zone commands and what the
-    zones refused (resets' erases show in the GC chart above as blocks erased)."""
-    z = results.zns
-    page.heading("Zoned namespace")
-    wa = DASH if _is_missing(z.write_amplification) else f"{z.write_amplification:.3f}"
-    page.paragraph(
-        f"{z.zones:,} zones of {z.zone_capacity_bytes / 2**20:,.1f} MiB capacity in "
-        f"{z.zone_size_bytes / 2**20:,.1f} MiB, each over {z.zone_planes} plane(s); at most "
-        f"{z.max_open_zones} open and {z.max_active_zones} active (peaks {z.peak_open_zones} and "
-        f"{z.peak_active_zones}). Write amplification {wa}; GC moved {z.gc_bytes_moved:,} bytes."
-    )
-    page.table(["state", "zones at the end"], [[s, n] for s, n in z.zone_states.items()])
-    commands = [
-        ["writes", z.writes],
-        ["appends", z.appends],
-        ["explicit opens", z.explicit_opens],
-        ["closes", z.closes],
-        ["implicit closes (open limit)", z.implicit_closes],
-        ["finishes", z.finishes],
-        ["resets", z.resets],
-        ["blocks erased by resets", z.blocks_erased],
-        ["padding bytes programmed by finishes", z.pad_bytes],
-        *[[f"refused: {status}", n] for status, n in z.failed.items()],
-    ]
-    page.table(["zone commands", "count"], commands)
 
 
 def _time_series_sections(page: _Page, results: Results) -> None:
@@ -445,42 +417,6 @@ def _time_series_sections(page: _Page, results: Results) -> None:
         plots.plot_gc(results, axes)
         fig.tight_layout()
         page.figure(fig, "gc_over_time", "GC activity and write amplification over time")
-
-
-def _reliability_sections(page: _Page, results: Results) -> None:
-    """Read retries from flash reliability: reads by retry level, their latency, and the
-    retries and reclaims over time."""
-    import matplotlib.pyplot as plt
-
-    rel = results.reliability
-    page.heading("Flash reliability: read retries")
-    page.paragraph(
-        f"{rel.pe_cycles_at_start:,} P/E cycles and {rel.data_age_days_at_start:g}-day-old data "
-        f"at start; mean RBER {_fmt(rel.mean_rber)}, highest {_fmt(rel.max_rber)}; "
-        f"{rel.read_retries:,} pages read again, {rel.uncorrectable_reads:,} uncorrectable, "
-        f"{rel.read_reclaims:,} blocks rewritten by read reclaim"
-    )
-    page.table(
-        ["retries", "host reads", "mean us", "p99 us", "max us"],
-        [[r.retries, r.count, r.mean, r.p99, r.max] for r in rel.read_latency_us_by_retries],
-    )
-    series = plots.series_document(results)
-    if series is None or series.reliability is None:
-        return
-    gc = results.gc_time_series()
-    fig, ax = plt.subplots(figsize=(11, 3.2))
-    x = gc["window_start_s"] + gc["window_s"] / 2
-    ax.plot(x, gc["read_retries"] / gc["window_s"], label="pages read again / s")
-    ax.set(xlabel="simulated time (s)", ylabel="pages read again / s", title="read retries")
-    # Blocks are a few hundred times fewer than pages: their own axis.
-    blocks = ax.twinx()
-    blocks.plot(x, gc["read_reclaims"] / gc["window_s"], color="C3", label="blocks reclaimed / s")
-    blocks.set_ylabel("blocks reclaimed / s", color="C3")
-    ax.grid(True, alpha=0.3)
-    lines = ax.get_lines() + blocks.get_lines()
-    ax.legend(lines, [line.get_label() for line in lines], fontsize="small", loc="upper left")
-    fig.tight_layout()
-    page.figure(fig, "reliability_over_time", "read retries and read reclaims over time")
 
 
 def _breakdown(page: _Page, results: Results) -> None:

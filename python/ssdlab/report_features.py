@@ -1,9 +1,10 @@
 """Report sections beyond the core charts: what was simulated (the device, the workload, the
-state the drive started in, the seed, the version and the warnings), and issue 17's device
-features: FDP placement (per-handle write amplification and the events log), the SLC write cache
-(its traffic and fill over time) and an LSM store on a zoned namespace (its own write
-amplification). ``report.py`` and ``compare.py`` call them; each takes the page and the results
-and draws nothing the results do not hold.
+state the drive started in, the seed, the version and the warnings), a zoned namespace's zones,
+flash reliability's read retries, and issue 17's device features: FDP placement (per-handle
+write amplification and the events log), the SLC write cache (its traffic and fill over time)
+and an LSM store on a zoned namespace (its own write amplification). ``report.py`` and
+``compare.py`` call them; each takes the page and the results and draws nothing the results do
+not hold.
 
 The config echo in results.json holds only the keys the config set; the device's other values
 come from the config schema's defaults, a flow's from the defaults README.md documents."""
@@ -16,6 +17,8 @@ import math
 import re
 from functools import cache
 from typing import TYPE_CHECKING, Any
+
+from ssdlab import plots
 
 if TYPE_CHECKING:
     from ssdlab.results import Results
@@ -341,6 +344,77 @@ def setup_section(page: Any, results: Results) -> None:
         )
     else:
         page.paragraph("No warnings.")
+
+
+def _small(value: Any) -> str:
+    """A rate such as an RBER (3.2e-05), or the dash when undefined."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return DASH
+    return f"{value:.3g}"
+
+
+def zns_section(page: Any, results: Results) -> None:
+    """A zoned namespace: its layout, zone states at the end, the zone commands and what the
+    zones refused (resets' erases show in the GC chart above as blocks erased)."""
+    z = results.zns
+    page.heading("Zoned namespace")
+    wa = number(z.write_amplification)
+    page.paragraph(
+        f"{z.zones:,} zones of {z.zone_capacity_bytes / 2**20:,.1f} MiB capacity in "
+        f"{z.zone_size_bytes / 2**20:,.1f} MiB, each over {z.zone_planes} plane(s); at most "
+        f"{z.max_open_zones} open and {z.max_active_zones} active (peaks {z.peak_open_zones} and "
+        f"{z.peak_active_zones}). Write amplification {wa}; GC moved {z.gc_bytes_moved:,} bytes."
+    )
+    page.table(["state", "zones at the end"], [[s, n] for s, n in z.zone_states.items()])
+    commands = [
+        ["writes", z.writes],
+        ["appends", z.appends],
+        ["explicit opens", z.explicit_opens],
+        ["closes", z.closes],
+        ["implicit closes (open limit)", z.implicit_closes],
+        ["finishes", z.finishes],
+        ["resets", z.resets],
+        ["blocks erased by resets", z.blocks_erased],
+        ["padding bytes programmed by finishes", z.pad_bytes],
+        *[[f"refused: {status}", n] for status, n in z.failed.items()],
+    ]
+    page.table(["zone commands", "count"], commands)
+
+
+def reliability_section(page: Any, results: Results) -> None:
+    """Read retries from flash reliability: reads by retry level, their latency, and the
+    retries and reclaims over time."""
+    import matplotlib.pyplot as plt
+
+    rel = results.reliability
+    page.heading("Flash reliability: read retries")
+    page.paragraph(
+        f"{rel.pe_cycles_at_start:,} P/E cycles and {rel.data_age_days_at_start:g}-day-old data "
+        f"at start; mean RBER {_small(rel.mean_rber)}, highest {_small(rel.max_rber)}; "
+        f"{rel.read_retries:,} pages read again, {rel.uncorrectable_reads:,} uncorrectable, "
+        f"{rel.read_reclaims:,} blocks rewritten by read reclaim"
+    )
+    page.table(
+        ["retries", "host reads", "mean us", "p99 us", "max us"],
+        [[r.retries, r.count, r.mean, r.p99, r.max] for r in rel.read_latency_us_by_retries],
+    )
+    series = plots.series_document(results)
+    if series is None or series.reliability is None:
+        return
+    gc = results.gc_time_series()
+    fig, ax = plt.subplots(figsize=(11, 3.2))
+    x = gc["window_start_s"] + gc["window_s"] / 2
+    ax.plot(x, gc["read_retries"] / gc["window_s"], label="pages read again / s")
+    ax.set(xlabel="simulated time (s)", ylabel="pages read again / s", title="read retries")
+    # Blocks are a few hundred times fewer than pages: their own axis.
+    blocks = ax.twinx()
+    blocks.plot(x, gc["read_reclaims"] / gc["window_s"], color="C3", label="blocks reclaimed / s")
+    blocks.set_ylabel("blocks reclaimed / s", color="C3")
+    ax.grid(True, alpha=0.3)
+    lines = ax.get_lines() + blocks.get_lines()
+    ax.legend(lines, [line.get_label() for line in lines], fontsize="small", loc="upper left")
+    fig.tight_layout()
+    page.figure(fig, "reliability_over_time", "read retries and read reclaims over time")
 
 
 def _mib(n: int) -> str:
