@@ -246,11 +246,11 @@ def alone_document(document: Mapping[str, Any], index: int, name: str) -> dict[s
 
 def mean_response_time_us(flow: FlowResults) -> float:
     """A flow's mean response time over all its requests: reads and writes weighted by count."""
-    reads, writes = flow.reads, flow.writes
-    count = reads.count + writes.count
+    ops = [op for op in (flow.reads, flow.writes) if op.count > 0]
+    count = sum(op.count for op in ops)
     if count == 0:
         return 0.0
-    return (reads.count * reads.latency_us.mean + writes.count * writes.latency_us.mean) / count
+    return sum(op.count * op.latency_us.mean for op in ops) / count
 
 
 def fairness_metrics(

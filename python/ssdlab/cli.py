@@ -711,31 +711,54 @@ def _fail(message: str, code: int = EXIT_REFUSED) -> NoReturn:
     raise typer.Exit(code)
 
 
+def _latency_text(value: float | None) -> str:
+    """A latency figure, or a dash where it is undefined (the op never ran)."""
+    return "-" if value is None or math.isnan(value) else f"{value:.1f}"
+
+
 def _print_summary(results: Results) -> None:
+    flows_timed = len(results.flows) > 1 or any(
+        abs(f.interval_seconds - results.simulated_seconds) > 1e-9 for f in results.flows
+    )
+    caption = "latencies in microseconds"
+    if flows_timed:
+        # Why a device row's IOPS is not the sum of its flows' (issue 19, item 3).
+        caption += (
+            "; each flow over its own time (first arrival to last completion), the device "
+            f"rows over the whole run ({results.simulated_seconds:.6f} s)"
+        )
     table = Table(
         box=box.SIMPLE_HEAD,
         show_edge=False,
         padding=(0, 1, 0, 0),
-        caption="latencies in microseconds",
+        caption=caption,
         caption_justify="left",
     )
     # In a narrow terminal the flow names wrap; the numbers never get cut.
     table.add_column("flow", overflow="fold", min_width=8)
     table.add_column("op", no_wrap=True)
-    for column in ("requests", "IOPS", "MiB/s", "mean", "p50", "p99", "p99.9", "max"):
+    # The fixed percentiles and those run.percentiles adds, in percentile order.
+    percentiles = {"p50": 50.0, "p99": 99.0, "p99_9": 99.9}
+    for name in results.device.reads.latency_us.extra:
+        percentiles[name] = float(name[1:].replace("_", "."))
+    order = sorted(percentiles, key=percentiles.__getitem__)
+    labels = ["min", "mean", "stdev", *(n.replace("_", ".") for n in order), "max"]
+    for column in ("requests", "IOPS", "MiB/s", *labels):
         table.add_column(column, justify="right", no_wrap=True)
 
     def add(name: str, op: str, s: OpStats, style: str | None = None) -> None:
         if s.count == 0:
             return
         lat = s.latency_us
+        named = {**lat.extra, "p50": lat.p50, "p99": lat.p99, "p99_9": lat.p99_9}
+        figures = [lat.min, lat.mean, lat.stdev, *(named.get(n) for n in order), lat.max]
         table.add_row(
             Text(name),
             op,
             f"{s.count:,}",
             f"{s.iops:,.0f}",
             f"{s.bandwidth_mib_s:,.1f}",
-            *(f"{x:.1f}" for x in (lat.mean, lat.p50, lat.p99, lat.p99_9, lat.max)),
+            *(_latency_text(x) for x in figures),
             style=style,
         )
 
@@ -752,10 +775,14 @@ def _print_summary(results: Results) -> None:
 
     gc = device.gc
     stdout.print(f"device: {device.iops:,.0f} IOPS, {device.bandwidth_mib_s:,.1f} MiB/s")
+    wa = gc.write_amplification
     stdout.print(
         f"GC: {gc.blocks_erased:,} blocks erased, {gc.pages_moved:,} pages moved, "
-        f"write amplification {gc.write_amplification:.3f}"
+        f"write amplification {'- (no page programmed)' if wa is None else f'{wa:.3f}'}"
     )
+    started = _starting_state(results)
+    if started:
+        stdout.print(started)
     if results.data is not None:
         d = results.data
         stdout.print(
@@ -766,6 +793,25 @@ def _print_summary(results: Results) -> None:
         f"simulated {results.simulated_seconds:.6f} s in {results.wall_seconds:.3f} s wall, "
         f"{results.events:,} events"
     )
+
+
+def _starting_state(results: Results) -> str:
+    """How full the drive started and in what state (results.json `precondition`)."""
+    p = results.precondition
+    if p is None:
+        return ""
+    if p.mode == "none":
+        return "started: empty (precondition.mode = none)"
+    state = {
+        "fill": "filled without aging (precondition.mode = fill)",
+        "steady": "in steady state",
+        "simulate": "aged by simulated writes",
+    }.get(p.mode, p.mode)
+    text = f"started: {p.occupancy:.0%} full, {state}"
+    if p.mode in ("steady", "simulate"):
+        wa = "-" if p.write_amplification is None else f"{p.write_amplification:.2f}"
+        text += f" after {p.drive_writes:.2f} drive writes (aging write amplification {wa})"
+    return text + f"; {p.free_blocks:,} free blocks"
 
 
 def _print_fairness(fairness: Fairness) -> None:

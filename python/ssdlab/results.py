@@ -82,15 +82,26 @@ def _not_a_result(file: Path, data: bytes, error: ValueError) -> str:
 
 
 class Latency(_Document):
-    """Response-time distribution of one operation type, in microseconds."""
+    """Response-time distribution of one operation type, in microseconds. Every figure is None
+    (NaN in DataFrames) when the op never ran: undefined, never 0. ``min`` and ``stdev`` (the
+    sample standard deviation, as fio's) are None in results older than 0.2. The percentiles
+    ``run.percentiles`` adds are :attr:`extra` (``p95``, ``p99_5``: as the fixed ones are named).
+    """
 
-    mean: float
-    p50: float
-    p90: float
-    p99: float
-    p99_9: float
-    p99_99: float
-    max: float
+    min: float | None = None
+    mean: float | None
+    stdev: float | None = None
+    p50: float | None
+    p90: float | None
+    p99: float | None
+    p99_9: float | None
+    p99_99: float | None
+    max: float | None
+
+    @property
+    def extra(self) -> dict[str, float | None]:
+        """The extra percentiles (``run.percentiles``) by name: ``{"p95": 812.3}``."""
+        return dict(self.model_extra or {})
 
 
 class LatencyCdf(_Document):
@@ -108,8 +119,9 @@ class OpStats(_Document):
     bandwidth_mib_s: float
     bytes: int
     latency_us: Latency
-    latency_breakdown_us: dict[str, float]
-    """Mean microseconds per step of the request path, in path order; sums to the mean."""
+    latency_breakdown_us: dict[str, float | None]
+    """Mean microseconds per step of the request path, in path order; sums to the mean (None
+    when the op never ran)."""
     latency_cdf: LatencyCdf | None = None
     """The latency distribution at every percent and at tail quantiles (results since 0.1)."""
 
@@ -119,7 +131,8 @@ class GcStats(_Document):
 
     blocks_erased: int
     pages_moved: int
-    write_amplification: float
+    write_amplification: float | None
+    """Flash programs per user page program; None when no user page was programmed."""
     victims_selected: int
 
 
@@ -226,10 +239,12 @@ class FlowResults(_Document):
     bandwidth_mib_s: float
     reads: OpStats
     writes: OpStats
-    latency_breakdown_us: dict[str, float]
-    cmt_hit_rate: float
+    latency_breakdown_us: dict[str, float | None]
+    cmt_hit_rate: float | None
+    """None when the flow made no mapping lookup."""
     cmt: CmtStats
-    cache_hit_rate: float
+    cache_hit_rate: float | None
+    """None when none of the flow's reads looked in the data cache."""
     cache: FlowCacheStats
     requests: int
     interval_seconds: float
@@ -358,9 +373,12 @@ class Precondition(_Document):
     cache_fill: float
     cmt_fill: float
     mapped_pages: int
+    occupancy: float = 0.0
+    """How full the drive started: mapped pages over logical pages (0 in results before 0.2)."""
     drive_writes: float
-    write_amplification: float
-    """Of the aging writes (for ``steady``, its prediction of the run's steady-state value)."""
+    write_amplification: float | None
+    """Of the aging writes: for ``steady``, its prediction of the run's steady-state value;
+    None when nothing was aged (``fill``, ``none``)."""
     sample_planes: int
 
 
@@ -508,8 +526,9 @@ with warnings.catch_warnings():
 
         def summary(self, device: bool = True) -> pd.DataFrame:
             """One row per flow and op (plus ``flow == "device"`` rows unless ``device=False``):
-            count, iops, bandwidth_mib_s, bytes, mean/p50/p90/p99/p99_9/p99_99/max latency
-            (``*_us``) and the mean latency breakdown per step (``<step>_us``)."""
+            count, iops, bandwidth_mib_s, bytes, min/mean/stdev/p50/p90/p99/p99_9/p99_99/max
+            latency (``*_us``; NaN for an op that never ran), the extra percentiles of
+            ``run.percentiles`` and the mean latency breakdown per step (``<step>_us``)."""
             return _summary(self, device)
 
         def latency_cdf(self, device: bool = True) -> pd.DataFrame:
@@ -637,17 +656,24 @@ def _summary(results: Results, device: bool = True) -> pd.DataFrame:
                     "iops": s.iops,
                     "bandwidth_mib_s": s.bandwidth_mib_s,
                     "bytes": s.bytes,
+                    "min_us": lat.min,
                     "mean_us": lat.mean,
+                    "stdev_us": lat.stdev,
                     "p50_us": lat.p50,
                     "p90_us": lat.p90,
                     "p99_us": lat.p99,
                     "p99_9_us": lat.p99_9,
                     "p99_99_us": lat.p99_99,
                     "max_us": lat.max,
+                    **{f"{name}_us": v for name, v in lat.extra.items()},
                     **{f"{step}_us": v for step, v in s.latency_breakdown_us.items()},
                 }
             )
-    return pd.DataFrame(rows)
+    frame = pd.DataFrame(rows)
+    # An op that never ran has no latency: None -> NaN, and the column stays numeric.
+    numeric = [c for c in frame.columns if c.endswith("_us")]
+    frame[numeric] = frame[numeric].astype("float64")
+    return frame
 
 
 def _latency_cdf(results: Results, device: bool = True) -> pd.DataFrame:

@@ -780,4 +780,9 @@ pub struct RunConfig {
     /// docs/limits.md.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory_limit: Option<MemoryLimit>,
+    /// Extra latency percentiles, in percent (fio's `percentile_list`), reported beside the
+    /// fixed p50, p90, p99, p99.9 and p99.99 of every op: `[95, 99.5, 99.999]` adds `p95`,
+    /// `p99_5` and `p99_999` to each `latency_us`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub percentiles: Vec<f64>,
 }

@@ -44,6 +44,25 @@ fn request_size(path: &str, size: &Size) -> Result<(), ConfigError> {
     Ok(())
 }
 
+/// `run.percentiles`: each strictly between 0 and 100, none twice and none of the fixed ones
+/// (their names would clash in `latency_us`).
+fn validate_percentiles(percentiles: &[f64]) -> Result<(), ConfigError> {
+    const FIXED: [f64; 5] = [50.0, 90.0, 99.0, 99.9, 99.99];
+    for (i, &p) in percentiles.iter().enumerate() {
+        let path = format!("run.percentiles[{i}]");
+        if !(p.is_finite() && p > 0.0 && p < 100.0) {
+            return Err(ConfigError::new(path, format!("expected a percent between 0 and 100 (exclusive), got {p}")));
+        }
+        if FIXED.contains(&p) {
+            return Err(ConfigError::new(path, format!("p{p} is always reported; list only extra percentiles")));
+        }
+        if percentiles[..i].contains(&p) {
+            return Err(ConfigError::new(path, format!("{p} is listed twice")));
+        }
+    }
+    Ok(())
+}
+
 fn validate_precondition(p: &super::PreconditionConfig) -> Result<(), ConfigError> {
     use super::PreconditionMode::{Fill, None as Empty, Simulate, Steady};
     fraction("precondition.occupancy", p.occupancy, false, false)?;
@@ -101,6 +120,7 @@ pub fn validate(config: &Config) -> Result<(), ConfigError> {
             "needs page mapping on a device FTL (ftl.mapping = \"page\", not an Open-Channel host FTL): the image is loaded into the page map",
         ));
     }
+    validate_percentiles(&config.run.percentiles)?;
     if config.run.stall_timeout.as_ref().is_some_and(|t| t.value == 0) {
         return Err(ConfigError::new("run.stall_timeout", "must be greater than zero"));
     }

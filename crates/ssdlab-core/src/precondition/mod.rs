@@ -79,10 +79,14 @@ pub struct PreconditionSummary {
     pub cmt_fill: f64,
     /// Logical pages holding data at the start of the run.
     pub mapped_pages: u64,
+    /// How full the drive started: `mapped_pages` over the logical pages the host can address.
+    #[serde(default)]
+    pub occupancy: f64,
     /// Host page writes per page of data the aging wrote (`drive_writes`; 0 for fill and none).
     pub drive_writes: f64,
-    /// Write amplification of the aging writes (GC moves included; 0 when nothing was written):
-    /// for `steady`, the sample planes' prediction of the run's steady-state value.
+    /// Write amplification of the aging writes (GC moves included; null when nothing was
+    /// written): for `steady`, the sample planes' prediction of the run's steady-state value.
+    #[serde(deserialize_with = "crate::stats::results::undefined::nan_if_null")]
     pub write_amplification: f64,
     /// Planes aged one by one (`steady`): one per group of planes that see the same flows.
     pub sample_planes: u32,

@@ -36,7 +36,7 @@ pub struct SteadyOutcome {
 impl SteadyOutcome {
     pub fn write_amplification(&self) -> f64 {
         if self.host_writes == 0 {
-            0.0
+            f64::NAN // nothing aged: undefined (null in results.json)
         } else {
             (self.host_writes + self.gc_moves) as f64 / self.host_writes as f64
         }

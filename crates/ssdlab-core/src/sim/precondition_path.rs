@@ -23,7 +23,12 @@ impl Simulation {
     pub(super) fn precondition(&mut self, base_dir: &Path, fill_seconds: f64) -> Result<(), SimError> {
         let started = Instant::now();
         let p = self.config.precondition.clone();
-        let mut summary = PreconditionSummary { mode: mode_name(p.mode).to_string(), ..Default::default() };
+        let mut summary = PreconditionSummary {
+            mode: mode_name(p.mode).to_string(),
+            // No aging writes (fill, none): no write amplification to speak of (null).
+            write_amplification: f64::NAN,
+            ..Default::default()
+        };
         if matches!(p.mode, PreconditionMode::Steady | PreconditionMode::Simulate) {
             let models = self.flow_models(base_dir)?;
             let mapped = self.mapped_pages(&models);
@@ -38,7 +43,7 @@ impl Simulation {
             } else {
                 let (host, gc) = self.simulate_writes(base_dir, &models, outcome.mapped_pages)?;
                 summary.drive_writes = host as f64 / outcome.mapped_pages.max(1) as f64;
-                summary.write_amplification = if host == 0 { 0.0 } else { (host + gc) as f64 / host as f64 };
+                summary.write_amplification = if host == 0 { f64::NAN } else { (host + gc) as f64 / host as f64 };
             }
             if p.warm_caches.unwrap_or(true) {
                 self.warm_caches(&models);
@@ -50,6 +55,7 @@ impl Simulation {
         {
             self.ftl.store_all_translation_pages();
         }
+        summary.occupancy = summary.mapped_pages as f64 / self.ftl.geometry.logical_pages.max(1) as f64;
         summary.wall_seconds = fill_seconds + started.elapsed().as_secs_f64();
         summary.valid_fraction_histogram = ValidHistogram::of(&self.ftl);
         summary.free_blocks = (0..self.ftl.geometry.planes).map(|p| self.ftl.blocks.free_blocks(p) as u64).sum();

@@ -165,7 +165,7 @@ impl Simulation {
             .enumerate()
             .filter(|(_, s)| s.count > 0)
             .map(|(retries, s)| {
-                let o = s.summary(0);
+                let o = s.summary(0, &[]);
                 RetryLevelLatency {
                     retries: retries as u32,
                     count: s.count,

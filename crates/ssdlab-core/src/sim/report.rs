@@ -202,10 +202,12 @@ impl Simulation {
                 device.merge(&f.stats);
                 let counts = self.mapping.counts[i];
                 let cache = self.cache.counts[i];
+                // A hit rate over no lookup is undefined (null), not 0.
                 let cache_hit_rate =
-                    if cache.read_lookups == 0 { 0.0 } else { cache.read_hits as f64 / cache.read_lookups as f64 };
-                let cmt_hit_rate = if counts.lookups == 0 { 0.0 } else { counts.hits as f64 / counts.lookups as f64 };
-                let (reads, writes, iops, bandwidth_mib_s) = f.stats.summaries();
+                    if cache.read_lookups == 0 { f64::NAN } else { cache.read_hits as f64 / cache.read_lookups as f64 };
+                let cmt_hit_rate =
+                    if counts.lookups == 0 { f64::NAN } else { counts.hits as f64 / counts.lookups as f64 };
+                let (reads, writes, iops, bandwidth_mib_s) = f.stats.summaries(&self.config.run.percentiles);
                 FlowResults {
                     name: f.name.clone(),
                     seed: f.seed,
@@ -238,10 +240,10 @@ impl Simulation {
                 }
             })
             .collect();
-        let (reads, writes, iops, bandwidth_mib_s) = device.summaries();
+        let (reads, writes, iops, bandwidth_mib_s) = device.summaries(&self.config.run.percentiles);
         let s = &self.ftl.stats;
         let write_amplification = if s.user_programs == 0 {
-            0.0
+            f64::NAN
         } else {
             (s.user_programs + s.gc_programs + s.mapping_programs) as f64 / s.user_programs as f64
         };
@@ -400,8 +402,14 @@ pub fn summary_table(results: &Results) -> String {
     let gc = &results.device.gc;
     let _ = writeln!(
         out,
-        "GC: {} blocks erased, {} pages moved, write amplification {:.3}",
-        gc.blocks_erased, gc.pages_moved, gc.write_amplification
+        "GC: {} blocks erased, {} pages moved, write amplification {}",
+        gc.blocks_erased,
+        gc.pages_moved,
+        if gc.write_amplification.is_nan() {
+            "- (no page programmed)".into()
+        } else {
+            format!("{:.3}", gc.write_amplification)
+        }
     );
     let _ = writeln!(
         out,

@@ -126,8 +126,9 @@ impl BreakdownSum {
             Step::ALL
                 .iter()
                 .map(|&s| {
+                    // No request, no mean: undefined (null in results.json), not 0.
                     let mean =
-                        if count == 0 { 0.0 } else { self.0[s as usize] as f64 / count as f64 / PS_PER_US as f64 };
+                        if count == 0 { f64::NAN } else { self.0[s as usize] as f64 / count as f64 / PS_PER_US as f64 };
                     (s.name().to_string(), mean)
                 })
                 .collect(),
@@ -169,8 +170,8 @@ impl<'de> Deserialize<'de> for StepMeans {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<StepMeans, A::Error> {
                 let mut steps = Vec::new();
-                while let Some((k, v)) = map.next_entry::<String, f64>()? {
-                    steps.push((k, v));
+                while let Some((k, v)) = map.next_entry::<String, Option<f64>>()? {
+                    steps.push((k, v.unwrap_or(f64::NAN)));
                 }
                 Ok(StepMeans(steps))
             }

@@ -30,6 +30,9 @@ pub struct OpStats {
     pub count: u64,
     pub bytes: u64,
     sum_ps: u128,
+    /// Sum of squared response times, for the standard deviation (exact while it fits).
+    sum_squares_ps2: u128,
+    min_ps: u64,
     max_ps: u64,
     breakdown: BreakdownSum,
 }
@@ -41,6 +44,8 @@ impl Default for OpStats {
             count: 0,
             bytes: 0,
             sum_ps: 0,
+            sum_squares_ps2: 0,
+            min_ps: u64::MAX,
             max_ps: 0,
             breakdown: BreakdownSum::default(),
         }
@@ -55,6 +60,8 @@ impl OpStats {
         self.count += 1;
         self.bytes += bytes;
         self.sum_ps += latency_ps as u128;
+        self.sum_squares_ps2 = self.sum_squares_ps2.saturating_add(latency_ps as u128 * latency_ps as u128);
+        self.min_ps = self.min_ps.min(latency_ps);
         self.max_ps = self.max_ps.max(latency_ps);
         // Auto-resizing histogram: grows (rarely) when a larger value than any before arrives, so
         // recording cannot fail.
@@ -65,25 +72,52 @@ impl OpStats {
         self.count += other.count;
         self.bytes += other.bytes;
         self.sum_ps += other.sum_ps;
+        self.sum_squares_ps2 = self.sum_squares_ps2.saturating_add(other.sum_squares_ps2);
+        self.min_ps = self.min_ps.min(other.min_ps);
         self.max_ps = self.max_ps.max(other.max_ps);
         self.breakdown.merge(&other.breakdown);
         self.histogram_ns.add(&other.histogram_ns).expect("auto-resizing histograms always merge");
     }
 
+    /// The mean response time; NaN (undefined) without a request.
     pub fn mean_us(&self) -> f64 {
         if self.count == 0 {
-            0.0
+            f64::NAN
         } else {
             (self.sum_ps as f64 / self.count as f64) / PS_PER_US as f64
         }
     }
 
-    pub fn summary(&self, interval_ps: SimTime) -> OpSummary {
+    /// The sample standard deviation of the response times (fio's: n - 1 in the denominator),
+    /// 0 for one request and NaN without any. Exact integer arithmetic while n * sum(x^2) fits
+    /// in 128 bits (10^9 requests of up to 10 ms); beyond that, in floating point.
+    pub fn stdev_us(&self) -> f64 {
+        let n = self.count as u128;
+        match n {
+            0 => f64::NAN,
+            1 => 0.0,
+            _ => {
+                let exact = n.checked_mul(self.sum_squares_ps2).filter(|_| self.sum_squares_ps2 != u128::MAX);
+                let numerator = match (exact, self.sum_ps.checked_mul(self.sum_ps)) {
+                    (Some(a), Some(b)) => a.saturating_sub(b) as f64,
+                    _ => {
+                        let mean = self.sum_ps as f64 / n as f64;
+                        (self.sum_squares_ps2 as f64 - mean * self.sum_ps as f64).max(0.0) * n as f64
+                    }
+                };
+                (numerator / (n * (n - 1)) as f64).sqrt() / PS_PER_US as f64
+            }
+        }
+    }
+
+    /// The op's figures over `interval_ps`, with the `extra_percentiles` (in percent) that
+    /// `run.percentiles` asks for beside the fixed ones.
+    pub fn summary(&self, interval_ps: SimTime, extra_percentiles: &[f64]) -> OpSummary {
         let seconds = ps_to_seconds(interval_ps);
         let per_second = |x: f64| if seconds > 0.0 { x / seconds } else { 0.0 };
         let q = |quantile: f64| {
             if self.count == 0 {
-                0.0
+                f64::NAN
             } else {
                 // HDR reports the top of the value's bucket; never above the exact maximum.
                 (self.histogram_ns.value_at_quantile(quantile) as f64 / 1000.0)
@@ -96,13 +130,19 @@ impl OpStats {
             bandwidth_mib_s: per_second(self.bytes as f64 / MIB),
             bytes: self.bytes,
             latency_us: LatencySummary {
+                min: if self.count == 0 { f64::NAN } else { self.min_ps as f64 / PS_PER_US as f64 },
                 mean: self.mean_us(),
+                stdev: self.stdev_us(),
                 p50: q(0.5),
                 p90: q(0.9),
                 p99: q(0.99),
                 p99_9: q(0.999),
                 p99_99: q(0.9999),
-                max: self.max_ps as f64 / PS_PER_US as f64,
+                max: if self.count == 0 { f64::NAN } else { self.max_ps as f64 / PS_PER_US as f64 },
+                extra: extra_percentiles
+                    .iter()
+                    .map(|&p| (percentile_name(p), (self.count > 0).then(|| q(p / 100.0))))
+                    .collect(),
             },
             latency_breakdown_us: self.breakdown.means_us(self.count),
             latency_cdf: self.cdf(),
@@ -130,6 +170,12 @@ impl OpStats {
                 .collect();
         LatencyCdf { latency_us, fraction }
     }
+}
+
+/// The results.json name of the `percent`-th percentile: `p` and the percent with `_` for its
+/// decimal point (95 -> `p95`, 99.5 -> `p99_5`), as the fixed `p99_9` is named.
+pub fn percentile_name(percent: f64) -> String {
+    format!("p{percent}").replace('.', "_")
 }
 
 /// Statistics of one flow (or of the whole device).
@@ -178,11 +224,11 @@ impl FlowStats {
         self.reads.count + self.writes.count
     }
 
-    /// (reads, writes, IOPS, MiB/s) over the flow's interval.
-    pub fn summaries(&self) -> (OpSummary, OpSummary, f64, f64) {
+    /// (reads, writes, IOPS, MiB/s) over the flow's interval, with the extra percentiles.
+    pub fn summaries(&self, extra_percentiles: &[f64]) -> (OpSummary, OpSummary, f64, f64) {
         let interval = self.interval_ps();
-        let reads = self.reads.summary(interval);
-        let writes = self.writes.summary(interval);
+        let reads = self.reads.summary(interval, extra_percentiles);
+        let writes = self.writes.summary(interval, extra_percentiles);
         let (iops, bw) = (reads.iops + writes.iops, reads.bandwidth_mib_s + writes.bandwidth_mib_s);
         (reads, writes, iops, bw)
     }

@@ -9,15 +9,48 @@ use super::timeseries::TimeSeriesResults;
 
 pub const SCHEMA: &str = "ssdlab.results/1";
 
+/// Response times of one op, in microseconds. Every figure is undefined (NaN here, null in
+/// results.json) when the op never ran: a latency of 0 would claim an infinitely fast device
+/// (issue 19, item 3). `min` and `stdev` sit beside the percentiles as in fio's output.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct LatencySummary {
+    #[serde(default = "undefined::nan", deserialize_with = "undefined::nan_if_null")]
+    pub min: f64,
+    #[serde(deserialize_with = "undefined::nan_if_null")]
     pub mean: f64,
+    /// Sample standard deviation (n - 1 in the denominator, as fio's); 0 for one request.
+    #[serde(default = "undefined::nan", deserialize_with = "undefined::nan_if_null")]
+    pub stdev: f64,
+    #[serde(deserialize_with = "undefined::nan_if_null")]
     pub p50: f64,
+    #[serde(deserialize_with = "undefined::nan_if_null")]
     pub p90: f64,
+    #[serde(deserialize_with = "undefined::nan_if_null")]
     pub p99: f64,
+    #[serde(deserialize_with = "undefined::nan_if_null")]
     pub p99_9: f64,
+    #[serde(deserialize_with = "undefined::nan_if_null")]
     pub p99_99: f64,
+    #[serde(deserialize_with = "undefined::nan_if_null")]
     pub max: f64,
+    /// The percentiles `run.percentiles` adds, named as the fixed ones are (`p95`, `p99_5`,
+    /// `p99_999`: the percent with `_` for the decimal point), null when the op never ran.
+    #[serde(flatten)]
+    pub extra: std::collections::BTreeMap<String, Option<f64>>,
+}
+
+/// Undefined figures (an op that never ran, a ratio over nothing) are NaN in Rust and null in
+/// results.json (serde_json writes a non-finite float as null); reading null back gives NaN.
+pub(crate) mod undefined {
+    use serde::{Deserialize, Deserializer};
+
+    pub fn nan() -> f64 {
+        f64::NAN
+    }
+
+    pub fn nan_if_null<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -123,8 +156,9 @@ pub struct CacheSummary {
 pub struct GcSummary {
     pub blocks_erased: u64,
     pub pages_moved: u64,
-    /// Flash page programs (user + GC + translation pages) per user page program; 0 when nothing
-    /// was written.
+    /// Flash page programs (user + GC + translation pages) per user page program; undefined
+    /// (null) when no user page was programmed.
+    #[serde(deserialize_with = "undefined::nan_if_null")]
     pub write_amplification: f64,
     pub victims_selected: u64,
 }
@@ -189,10 +223,13 @@ pub struct FlowResults {
     pub writes: OpSummary,
     /// Mean microseconds per step over all the flow's requests.
     pub latency_breakdown_us: StepMeans,
-    /// Fraction of this flow's mapping lookups that hit the cached mapping table (1 when ideal).
+    /// Fraction of this flow's mapping lookups that hit the cached mapping table (1 when ideal;
+    /// null when the flow made no lookup).
+    #[serde(deserialize_with = "undefined::nan_if_null")]
     pub cmt_hit_rate: f64,
     pub cmt: CmtSummary,
-    /// Fraction of this flow's page reads the data cache served (0 when it does not use the cache).
+    /// Fraction of this flow's page reads the data cache served (null when none looked there).
+    #[serde(deserialize_with = "undefined::nan_if_null")]
     pub cache_hit_rate: f64,
     pub cache: FlowCacheSummary,
     /// Requests the flow issued (all of them complete before the run ends).
