@@ -105,3 +105,36 @@ def test_quiet_prints_nothing_but_warnings(run_cli, write_config, tmp_path):
     warnings = json.loads((tmp_path / "out" / "results.json").read_text())["warnings"]
     for warning in warnings:
         assert warning in " ".join(proc.stderr.split())
+
+
+def test_the_run_says_which_defaults_make_the_drive_unlike_a_fresh_one(run_cli, write_config):
+    config = small_config(read_fraction=0.5, requests=200)  # sets no gc_threshold
+    proc = run_cli("run", write_config(config), "--out", "out")
+    assert proc.returncode == 0, proc.stderr
+    text = " ".join(proc.stdout.split())
+    steady = 'by default (precondition.mode = "steady") every page the flows address holds data'
+    assert f"note: the drive starts in steady state, not fresh: {steady}" in text
+    assert "note: GC reserve by default: 12% of the flash is spare (ftl.over_provisioning)" in text
+    assert "GC starts when a plane's free blocks fall below 5% (ftl.gc_threshold)" in text
+    assert text.index("note:") < text.index("requests")  # before the run, not after
+    # A config that says how the drive starts and how much it reserves hears nothing.
+    config["precondition"] = {"mode": "none"}
+    config["ftl"]["gc_threshold"] = 0.05
+    proc = run_cli("run", write_config(config), "--out", "out2")
+    assert "note:" not in proc.stdout
+
+
+def test_requests_are_aligned_to_their_size_by_default():
+    import ssdlab
+
+    def starts(**flow):
+        config = small_config(requests=2000, request_size="4KiB", **flow)
+        config["run"] = {"request_records": "all"}
+        return ssdlab.simulate(config).requests()["start_sector"]
+
+    assert (starts() % 8 == 0).all()  # fio's default: blockalign = bs
+    assert (starts(alignment="512B") % 8 != 0).any()  # an explicit alignment still rules
+    config = small_config(requests=2000, request_size={"mean": "8KiB", "stdev": "2KiB"})
+    config["run"] = {"request_records": "all"}
+    sizes = ssdlab.simulate(config).requests()["start_sector"]
+    assert (sizes % 8 != 0).any()  # a size distribution aligns to a sector

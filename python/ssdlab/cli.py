@@ -197,12 +197,43 @@ def run(
     out_dir = out if out is not None else Path("results") / config.stem
     if config.is_file():  # a mistyped config name makes no folder and moves nothing
         _prepare_out_dir(out_dir)
+    for note in _default_notes(config, overrides):
+        stdout.print(f"[cyan]note:[/] {escape(note)}")
     results, mismatch = _simulate(config, overrides, alone, records_dir=out_dir)
     _save_and_show(results, out_dir, report)
     if as_json:
         print(results.to_json())
     if mismatch is not None:
         _fail(mismatch, code=EXIT_DATA_MISMATCH)
+
+
+def _default_notes(config: Path, overrides: list[str]) -> list[str]:
+    """The defaults that make the drive behave unlike a fresh one, said before the run when the
+    config leaves them out (issue 19, item 9): the steady-state start, and GC's reserve."""
+    from ssdlab.api import load_document
+
+    try:
+        document = load_document(config, overrides)[0]
+    except (ConfigError, OSError):
+        return []  # the run itself reports the problem
+    notes = []
+    if "precondition" not in document:
+        notes.append(
+            "the drive starts in steady state, not fresh: by default (precondition.mode = "
+            '"steady") every page the flows address holds data, aged by 4 drive writes '
+            '(docs/steady-state.md); set precondition.mode = "none" for a fresh, empty drive'
+        )
+    ftl = document.get("ftl", {}) if isinstance(document.get("ftl"), dict) else {}
+    flows = document.get("flows", [])
+    writes = any(isinstance(f, dict) and f.get("read_fraction", 0.0) < 1.0 for f in flows)
+    if writes and ("over_provisioning" not in ftl or "gc_threshold" not in ftl):
+        notes.append(
+            "GC reserve by default: "
+            f"{ftl.get('over_provisioning', 0.07):.0%} of the flash is spare "
+            f"(ftl.over_provisioning) and GC starts when a plane's free blocks fall below "
+            f"{ftl.get('gc_threshold', 0.05):.0%} (ftl.gc_threshold)"
+        )
+    return notes
 
 
 def _prepare_out_dir(folder: Path) -> None:

@@ -41,7 +41,8 @@ pub struct FlowConfig {
     /// A zoned writer that is an LSM-tree store placing its files in zones by level, as ZenFS
     /// places RocksDB's (`[flows.lsm]`; docs/zns.md). Needs `address = "zoned"`.
     pub lsm: Option<LsmConfig>,
-    /// Start addresses are multiples of this size.
+    /// Start addresses are multiples of this size. Default: the request size (fio's default),
+    /// or one sector for a normally distributed size.
     pub alignment: Option<Size>,
     /// Fraction of the logical space the flow addresses, starting at `working_set_start`.
     pub working_set: Option<f64>,

@@ -114,7 +114,15 @@ impl Synthetic {
         zones: Option<&crate::config::ZoneLayout>,
         rng: RandomStream,
     ) -> Result<Self, String> {
-        let align_sectors = flow.alignment.as_ref().map_or(1, |a| a.value / SECTOR_BYTES);
+        // Default alignment: the request size, as fio's `blockalign` defaults to `bs` (issue 19,
+        // item 9): random 4 KiB requests start on 4 KiB boundaries, as a file system's do. A
+        // normally distributed size has no one size to align to: sector alignment.
+        let align_sectors = match (flow.alignment.as_ref(), flow.request_size.as_ref()) {
+            (Some(a), _) => a.value / SECTOR_BYTES,
+            (None, None) => 8,
+            (None, Some(RequestSize::Fixed(s))) => (s.value / SECTOR_BYTES).max(1),
+            (None, Some(RequestSize::Normal { .. })) => 1,
+        };
         let ws = flow.working_set.unwrap_or(1.0);
         let start = flow.working_set_start.unwrap_or(0.0);
         let ws_start_sector = ((logical_sectors as f64 * start) as u64) / align_sectors * align_sectors;

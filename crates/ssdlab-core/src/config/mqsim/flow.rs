@@ -244,6 +244,10 @@ pub(super) fn import_flow(
         }
         let aligned = p.boolean("Generated_Aligned_Addresses")?;
         let unit = p.int("Address_Alignment_Unit")?;
+        if aligned != Some(true) || unit.is_none() {
+            // MQSim places unaligned requests at any sector; ssdlab's default is the request size.
+            flow.insert("alignment".into(), json!("1sectors"));
+        }
         if aligned == Some(true) {
             match unit {
                 Some(0) => {
