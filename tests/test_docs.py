@@ -8,7 +8,7 @@ import tomllib
 
 import pytest
 from conftest import REPO_ROOT
-from ssdlab import docs
+from ssdlab import doc_tables, docs
 from ssdlab.sweep import load_sweep
 
 DOCS = REPO_ROOT / "docs"
@@ -60,3 +60,20 @@ def test_sweep_file_in_the_docs_is_accepted():
     for block in blocks:
         sweep = load_sweep(tomllib.loads(block), base_dir=REPO_ROOT / "examples")
         assert sweep.points
+
+
+@pytest.mark.parametrize("name", sorted(doc_tables.TABLES))
+def test_tables_of_figures_are_what_the_code_computes(name):
+    table = doc_tables.TABLES[name]
+    assert doc_tables.committed(REPO_ROOT, name) == table.render(REPO_ROOT), (
+        f"{table.page}: the generated table `{name}` ({table.about}) is out of date with the "
+        f"code: run `python -m ssdlab.doc_tables {name}` and reread the prose around it"
+    )
+
+
+def test_every_generated_table_in_the_docs_has_a_generator():
+    pages = [REPO_ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
+    for page in pages:
+        for name in doc_tables.blocks(page.read_text(encoding="utf-8")):
+            assert name in doc_tables.TABLES, f"{page.name}: no generator for table `{name}`"
+            assert (REPO_ROOT / doc_tables.TABLES[name].page) == page, name

@@ -8,6 +8,7 @@ is the same model as a component a host drives request by request (docs/embeddin
 
 from ssdlab._core import ConfigError, TraceError
 from ssdlab._core import version as _core_version
+from ssdlab.analytic import AnalyticModel, analytic
 from ssdlab.api import DataIntegrityError, simulate
 from ssdlab.compare import compare
 from ssdlab.config import apply_overrides, dump_toml, load_config
@@ -19,6 +20,7 @@ from ssdlab.results import Fairness, Results, ResultsFileError
 __version__ = _core_version()
 
 __all__ = [
+    "AnalyticModel",
     "Completion",
     "ConfigError",
     "DataIntegrityError",
@@ -30,6 +32,7 @@ __all__ = [
     "TraceError",
     "Zone",
     "__version__",
+    "analytic",
     "apply_overrides",
     "compare",
     "dump_toml",

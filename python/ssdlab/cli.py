@@ -672,6 +672,92 @@ def sweep(
         raise typer.Exit(EXIT_RUNS_FAILED)
 
 
+@app.command("examples")
+def examples_command(
+    name: Annotated[
+        str | None,
+        typer.Argument(
+            help="An example to copy (as listed, e.g. intel-x25m); without it, list them.",
+            show_default=False,
+        ),
+    ] = None,
+    dest: Annotated[
+        Path,
+        typer.Argument(help="Folder to copy it into, or a .toml path for the copy."),
+    ] = Path("."),
+    overwrite: Annotated[
+        bool, typer.Option("--overwrite", help="Replace files the copy would overwrite.")
+    ] = False,
+) -> None:
+    """List the example configs that ship with ssdlab, or copy one (with the traces and base
+    config it reads) so that `ssdlab run` works on the copy."""
+    from ssdlab.examples import ExampleError, copy_example, find_example, list_examples
+
+    try:
+        if name is None:
+            examples = list_examples()
+            width = max(len(e.name) for e in examples)
+            for e in examples:
+                stdout.print(f"{e.name:<{width}}  {escape(e.description)}")
+            stdout.print("\ncopy one: ssdlab examples NAME [DEST]")
+            return
+        path = copy_example(name, dest, overwrite=overwrite)
+        command = "sweep" if find_example(name).is_sweep else "run"
+    except (ExampleError, OSError) as e:
+        _fail(str(e))
+    stdout.print(f"wrote {escape(str(path))}; try: ssdlab {command} {escape(str(path))}")
+
+
+@app.command("analytic")
+def analytic_command(
+    config: Annotated[
+        Path, typer.Argument(help="Configuration (a TOML file); flows are not needed.")
+    ],
+    set_: Annotated[
+        list[str] | None,
+        typer.Option("--set", help="Override one value: key.path=value (repeatable)."),
+    ] = None,
+    size: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--size",
+            help="Request size, e.g. 4KiB (repeatable) \\[default: a page, doubling to 512 KiB].",
+        ),
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the model as JSON instead of tables.")
+    ] = False,
+) -> None:
+    """Print the closed-form model of CONFIG's device (Yoo et al., SIMULTECH 2014): page costs,
+    parallelism, and the latency, IOPS and bandwidth of one request at a time."""
+    from ssdlab.analytic import analytic, parse_size
+
+    try:
+        sizes = [parse_size(s) for s in size] if size else None
+        model = analytic(config, overrides=list(set_ or []), request_sizes=sizes)
+    except (ConfigError, ValueError, OSError) as e:
+        _fail(str(e))
+    if as_json:
+        print(json.dumps(model.to_dict(), indent=2))
+        return
+    stdout.print(
+        f"closed-form model of {escape(str(config))} (Yoo et al., SIMULTECH 2014): "
+        f"{model.parallel_units} pages in parallel, {model.page_size_bytes:,} B pages"
+    )
+    stdout.print(f"{'page':>9} {'X_ch us':>9} {'X_reg us':>9} {'X_cell us':>9} {'X_page us':>9}")
+    for op, c in (("read", model.read), ("write", model.write)):
+        stdout.print(
+            f"{op:>9} {c.channel_us:>9.2f} {c.register_us:>9.2f} {c.cell_us:>9.2f} "
+            f"{c.page_us:>9.2f}"
+        )
+    stdout.print("")
+    stdout.print(model.table(), markup=False)
+    stdout.print(
+        "one request at a time on an idle, mapped drive: no queueing, GC, caches or host "
+        "transfer (the simulation has them: ssdlab run)"
+    )
+
+
 @app.command("report")
 def report_command(
     results_dir: Annotated[

@@ -2,7 +2,9 @@
 //! the boundary (configuration JSON in, results JSON out) and turns the core's errors into
 //! Python exceptions. Everything a user touches directly lives in the `ssdlab` Python package.
 
+mod analytic;
 mod serve;
+mod trace;
 
 use std::path::{Path, PathBuf};
 
@@ -344,6 +346,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(import_mqsim, m)?)?;
     m.add_function(wrap_pyfunction!(config_schema_json, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(analytic::analytic_json, m)?)?;
+    m.add_function(wrap_pyfunction!(trace::read_trace, m)?)?;
     m.add_function(wrap_pyfunction!(serve::serve, m)?)?;
     Ok(())
 }
