@@ -16,6 +16,7 @@ from ssdlab.device import Completion, Device, Zone
 from ssdlab.live import serve
 from ssdlab.mqsim import Scenario, import_mqsim
 from ssdlab.results import Fairness, Results, ResultsFileError
+from ssdlab.traces import read_trace
 
 __version__ = _core_version()
 
@@ -38,6 +39,7 @@ __all__ = [
     "dump_toml",
     "import_mqsim",
     "load_config",
+    "read_trace",
     "serve",
     "simulate",
 ]

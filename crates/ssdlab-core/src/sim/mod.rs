@@ -744,7 +744,7 @@ fn build_flows(
             }
             FlowKind::Trace => {
                 let given = fc.path.as_deref().expect("validated: trace flows have a path");
-                let file = base_dir.join(given);
+                let file = crate::workload::trace::resolve_path(base_dir, Path::new(given));
                 let reader =
                     TraceReader::open(&file, &TraceOptions::from_flow(fc), logical_sectors).map_err(|e| match e {
                         OpenError::Option { field, reason } => {

@@ -117,7 +117,8 @@ impl Simulation {
                 }
                 Source::Trace(_) => {
                     let fc = &self.config.flows[i];
-                    let file = base_dir.join(fc.path.as_deref().expect("validated: trace flows have a path"));
+                    let given = fc.path.as_deref().expect("validated: trace flows have a path");
+                    let file = crate::workload::trace::resolve_path(base_dir, std::path::Path::new(given));
                     let mut reader = TraceReader::open(&file, &TraceOptions::from_flow(fc), logical_sectors)
                         .map_err(|e| ConfigError::new(format!("flows[{i}].path"), format!("{e:?}")))?;
                     scan_trace(&mut reader, base, spp, planes)?

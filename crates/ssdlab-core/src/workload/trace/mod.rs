@@ -46,6 +46,7 @@ use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 
 pub use options::TraceOptions;
+pub use source::resolve as resolve_path;
 use source::Source;
 use survey::Survey;
 

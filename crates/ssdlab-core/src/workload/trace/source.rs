@@ -9,6 +9,11 @@
 //!
 //! The spool lives in `std::env::temp_dir()` (`TMPDIR`); on Unix its name is removed at once, so
 //! the disk space returns when the last reader is dropped, even if the process is killed.
+//!
+//! A compressed trace (gzip, bzip2, xz or zstd, told by its first bytes, not its name: SNIA
+//! ships the MSR Cambridge traces gzipped) is decompressed once into a spool the same way,
+//! whether it comes from a file or a pipe; the rest of the trace reader sees plain text.
+//! `-` as a trace path is the standard input (see [`resolve`]).
 
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
@@ -81,9 +86,94 @@ pub(super) fn plain(e: &io::Error) -> String {
     }
 }
 
+/// Where a flow's trace is: `given` resolved from the config's folder, or the standard input
+/// for `-` (as fio and most Unix tools read it).
+pub fn resolve(base_dir: &Path, given: &Path) -> PathBuf {
+    if given == Path::new("-") {
+        PathBuf::from("/dev/stdin")
+    } else {
+        base_dir.join(given)
+    }
+}
+
+/// A compression format, told by the magic number its data starts with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Compression {
+    Gzip,
+    Bzip2,
+    Xz,
+    Zstd,
+}
+
+impl Compression {
+    fn sniff(head: &[u8]) -> Option<Self> {
+        if head.starts_with(&[0x1f, 0x8b]) {
+            Some(Self::Gzip)
+        } else if head.starts_with(b"BZh") {
+            Some(Self::Bzip2)
+        } else if head.starts_with(&[0xfd, b'7', b'z', b'X', b'Z', 0x00]) {
+            Some(Self::Xz)
+        } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+            Some(Self::Zstd)
+        } else {
+            None
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::Gzip => "gzip",
+            Self::Bzip2 => "bzip2",
+            Self::Xz => "xz",
+            Self::Zstd => "zstd",
+        }
+    }
+
+    /// Decompresses all of `input` into `output`; returns the bytes written.
+    fn decompress(self, input: impl io::BufRead, output: &mut File) -> io::Result<u64> {
+        match self {
+            Self::Gzip => io::copy(&mut flate2::bufread::MultiGzDecoder::new(input), output),
+            Self::Bzip2 => io::copy(&mut bzip2::bufread::MultiBzDecoder::new(input), output),
+            Self::Zstd => {
+                let mut decoder = ruzstd::decoding::StreamingDecoder::new(input)
+                    .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))?;
+                io::copy(&mut decoder, output)
+            }
+            Self::Xz => {
+                let mut input = input;
+                let mut counted = CountingWriter { inner: output, bytes: 0 };
+                lzma_rs::xz_decompress(&mut input, &mut counted).map_err(|e| match e {
+                    lzma_rs::error::Error::IoError(e) => e,
+                    other => io::Error::new(io::ErrorKind::InvalidData, other.to_string()),
+                })?;
+                Ok(counted.bytes)
+            }
+        }
+    }
+}
+
+/// Counts what passes through (lzma-rs writes to a `Write` and says nothing of the length).
+struct CountingWriter<'a> {
+    inner: &'a mut File,
+    bytes: u64,
+}
+
+impl io::Write for CountingWriter<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.bytes += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
 impl Source {
-    /// Opens `path`; returns the source and its length in bytes. A stream is copied to a spool
-    /// (or a live spool of it reused). Errors are plain sentences naming the file.
+    /// Opens `path`; returns the source and its length in bytes (decompressed). A stream or a
+    /// compressed file is copied to a spool (or a live spool of it reused). Errors are plain
+    /// sentences naming the file.
     pub(super) fn open(path: &Path) -> Result<(Source, u64), String> {
         let shown = path.display();
         let meta = std::fs::metadata(path).map_err(|e| format!("cannot open trace file \"{shown}\": {}", plain(&e)))?;
@@ -91,8 +181,16 @@ impl Source {
             return Err(format!("trace file \"{shown}\" is a directory; expected a trace file"));
         }
         if meta.is_file() {
-            let file = File::open(path).map_err(|e| format!("cannot open trace file \"{shown}\": {}", plain(&e)))?;
-            return Ok((Source::File(file), meta.len()));
+            let mut file =
+                File::open(path).map_err(|e| format!("cannot open trace file \"{shown}\": {}", plain(&e)))?;
+            let mut head = [0u8; 6];
+            let n = read_at(&file, &mut head, 0)
+                .map_err(|e| format!("cannot read trace file \"{shown}\": {}", plain(&e)))?;
+            if Compression::sniff(&head[..n]).is_none() {
+                file.seek(SeekFrom::Start(0))
+                    .map_err(|e| format!("cannot read trace file \"{shown}\": {}", plain(&e)))?;
+                return Ok((Source::File(file), meta.len()));
+            }
         }
         #[cfg(unix)]
         {
@@ -118,10 +216,16 @@ impl Source {
     }
 }
 
-/// Copies the stream at `path` to a new anonymous temporary file.
+/// Copies the stream (or compressed file) at `path`, decompressed, to a new anonymous
+/// temporary file.
 fn spool_stream(path: &Path) -> Result<Spool, String> {
     let shown = path.display();
-    let mut stream = File::open(path).map_err(|e| format!("cannot open trace file \"{shown}\": {}", plain(&e)))?;
+    let stream = File::open(path).map_err(|e| format!("cannot open trace file \"{shown}\": {}", plain(&e)))?;
+    let mut stream = io::BufReader::with_capacity(1 << 16, stream);
+    let compression = match io::BufRead::fill_buf(&mut stream) {
+        Ok(head) => Compression::sniff(head),
+        Err(e) => return Err(format!("cannot read trace file \"{shown}\": {}", plain(&e))),
+    };
     static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let dir = std::env::temp_dir();
     let (mut file, temp_path) = loop {
@@ -148,9 +252,14 @@ fn spool_stream(path: &Path) -> Result<Spool, String> {
             plain(&e)
         )
     };
-    let len = io::copy(&mut stream, &mut file).map_err(|e| {
-        let what = if e.kind() == io::ErrorKind::StorageFull { "copy" } else { "read" };
-        spool_error(e, what)
+    let copied = match compression {
+        None => io::copy(&mut stream, &mut file),
+        Some(c) => c.decompress(stream, &mut file),
+    };
+    let len = copied.map_err(|e| match (compression, e.kind()) {
+        (_, io::ErrorKind::StorageFull) => spool_error(e, "copy"),
+        (Some(c), _) => format!("trace file \"{shown}\" is {}-compressed but cannot be decompressed: {e}", c.name()),
+        (None, _) => spool_error(e, "read"),
     })?;
     Ok(Spool { file, len, path: path_kept })
 }
