@@ -187,3 +187,28 @@ def test_cli_run_writes_requests_parquet(run_cli, write_config, tmp_path):
 def test_bad_output_settings_are_rejected_with_the_field(override, fragment):
     with pytest.raises(ssdlab.ConfigError, match=fragment.replace(".", r"\.")):
         ssdlab.simulate(_mixed(), overrides=[override])
+
+
+def test_results_read_well_in_a_notebook():
+    """Issue 19, item 5: a one-line repr, an HTML table, tab completion without pydantic's
+    machinery, the time series under the JSON's name, and plot helpers."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    r = ssdlab.simulate(small_config(requests=200))
+    text = repr(r)
+    assert text.startswith("<ssdlab.Results 1 flow, 200 requests in ") and "\n" not in text
+    assert len(text) < 200
+    html = r._repr_html_()
+    assert "<table>" in html and "<td>r</td>" in html and "<td>device</td>" in html
+    names = dir(r)
+    assert not [n for n in names if n.startswith(("model_", "_"))]
+    assert {"flows", "device", "time_series", "summary", "plot_cdf", "to_dict"} <= set(names)
+    assert "model_dump" not in dir(r.device)
+    # The document's time_series, as results.json names it; called, the DataFrame.
+    assert r.time_series.window_seconds > 0
+    frame = r.time_series()
+    assert {"window_start_s", "iops", "p99_us"} <= set(frame.columns)
+    assert frame.equals(r.time_series_frame()) and r.series is r.time_series
+    assert r.plot_cdf().get_lines()
+    assert r.plot_time_series().get_lines()

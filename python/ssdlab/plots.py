@@ -182,10 +182,7 @@ def plot_cdf(
 
 def series_document(results: Results) -> Any:
     """The document's per-window statistics (results.json's ``time_series``), or None."""
-    series = getattr(results, "series", None)
-    if series is None or callable(series):
-        series = getattr(results, "time_series", None)
-    return None if callable(series) else series
+    return results.time_series
 
 
 def stall_windows(results: Results) -> list[tuple[float, float]]:

@@ -326,6 +326,11 @@ class TimeSeries(_Document):
     slc_cache: SlcCacheSeries | None = None
     """Only with ``[flash.slc_cache]``: SLC cache traffic and fill per window."""
 
+    def __call__(self, device: bool = True) -> pd.DataFrame:
+        """The per-window figures as a DataFrame, one row per flow, op and window
+        (``results.time_series()``; see :meth:`Results.time_series_frame`)."""
+        return _time_series_frame(self, device)
+
 
 class RequestRecordsInfo(_Document):
     """Where the per-request records of ``run.request_records`` are (beside results.json)."""
@@ -416,8 +421,9 @@ with warnings.catch_warnings():
         """Only with ``data.emulate``: what the read checks found (see docs/data-emulation.md)."""
         fairness: Fairness | None = None
         """Only for runs with ``alone=True`` (``ssdlab run --alone``)."""
-        series: TimeSeries | None = Field(default=None, alias="time_series")
-        """The document's ``time_series``: per-window statistics (None in older results)."""
+        time_series: TimeSeries | None = None
+        """The document's ``time_series``: per-window statistics (None in older results).
+        Called, ``results.time_series()``, it is the per-window DataFrame."""
         request_records: RequestRecordsInfo | None = None
         """Only with ``run.request_records``: the per-request records file."""
         host_interface: HostInterfaceStats | None = None
@@ -441,6 +447,42 @@ with warnings.catch_warnings():
         _scratch: Any = PrivateAttr(default=None)
 
         model_config = ConfigDict(extra="allow", populate_by_name=True, serialize_by_alias=True)
+
+        @property
+        def series(self) -> TimeSeries | None:
+            """The document's ``time_series`` (the name results before 0.2 gave it here)."""
+            return self.time_series
+
+        def __repr__(self) -> str:
+            """One line: what ran and the headline figures (the whole document is
+            ``to_dict()``)."""
+            requests = sum(f.reads.count + f.writes.count for f in self.flows)
+            wa = self.device.gc.write_amplification
+            flows = f"{len(self.flows)} flow{'s' if len(self.flows) != 1 else ''}"
+            return (
+                f"<ssdlab.Results {flows}, {requests:,} requests in "
+                f"{self.simulated_seconds:.6g} s simulated: {self.device.iops:,.0f} IOPS, "
+                f"{self.device.bandwidth_mib_s:,.1f} MiB/s, write amplification "
+                f"{'-' if wa is None else f'{wa:.3f}'} (seed {self.seed}, ssdlab {self.version})>"
+            )
+
+        def _repr_html_(self) -> str:
+            """Jupyter's view: the summary table per flow and op, and the warnings."""
+            return _html_summary(self)
+
+        def plot_cdf(self, ax: Any = None, **options: Any) -> Any:
+            """The latency CDF of every flow and op on one matplotlib Axes (returned);
+            ``tail=True`` for the tail on a log scale. Options: :func:`ssdlab.plots.plot_cdf`."""
+            from ssdlab.plots import plot_cdf
+
+            return plot_cdf(self, ax, **options)
+
+        def plot_time_series(self, ax: Any = None, **options: Any) -> Any:
+            """IOPS (or ``metric="p99_us"``, ...) per window of every flow, stalls shaded, on
+            one matplotlib Axes (returned). Options: :func:`ssdlab.plots.plot_time_series`."""
+            from ssdlab.plots import plot_time_series
+
+            return plot_time_series(self, ax, **options)
 
         @classmethod
         def from_json(cls, text: str | bytes) -> Results:
@@ -535,11 +577,11 @@ with warnings.catch_warnings():
             """Columns flow, op, latency_us, fraction: the CDF of each flow's reads and writes."""
             return _latency_cdf(self, device)
 
-        def time_series(self, device: bool = True) -> pd.DataFrame:
+        def time_series_frame(self, device: bool = True) -> pd.DataFrame:
             """One row per flow, op and window: window_start_s, window_s, count, bytes, iops,
-            bandwidth_mib_s, mean_us, p99_us, max_us (NaN latencies where nothing completed).
-            The document's own ``time_series`` is :attr:`series`."""
-            return _time_series(self, device)
+            bandwidth_mib_s, mean_us, p99_us, max_us (NaN latencies where nothing completed);
+            the same as calling the document's ``time_series``: ``results.time_series()``."""
+            return _time_series_frame(_require_series(self), device)
 
         def gc_time_series(self) -> pd.DataFrame:
             """One row per window: blocks erased, pages moved, host pages written, flash pages
@@ -570,8 +612,8 @@ with warnings.catch_warnings():
             folder = Path(folder)
             folder.mkdir(parents=True, exist_ok=True)
             frames = {"summary": self.summary(), "latency_cdf": self.latency_cdf()}
-            if self.series is not None:
-                frames["time_series"] = self.time_series()
+            if self.time_series is not None:
+                frames["time_series"] = self.time_series_frame()
                 frames["gc_time_series"] = self.gc_time_series()
             if self._records_file() is not None:
                 frames["requests"] = self.requests()
@@ -609,6 +651,43 @@ with warnings.catch_warnings():
                     return f
             names = ", ".join(f.name for f in self.flows)
             raise KeyError(f"no flow named {name!r} (flows: {names})")
+
+
+def _html_summary(results: Results) -> str:
+    """The summary table as HTML for notebooks: flows, then the device, per op that ran."""
+    from html import escape
+
+    def number(value: float | None, digits: int) -> str:
+        return "&ndash;" if value is None else f"{value:,.{digits}f}"
+
+    head = ["flow", "op", "requests", "IOPS", "MiB/s", "min", "mean", "p99", "p99.9", "max"]
+    rows = []
+    for name, group in _groups(results, device=True):
+        for op, key in _OPS:
+            s: OpStats = getattr(group, key)
+            if s.count == 0:
+                continue
+            lat = s.latency_us
+            cells = [escape(name), op, f"{s.count:,}", number(s.iops, 0)]
+            cells += [number(s.bandwidth_mib_s, 1)]
+            cells += [number(v, 1) for v in (lat.min, lat.mean, lat.p99, lat.p99_9, lat.max)]
+            style = ' style="font-weight:bold"' if name == "device" else ""
+            rows.append(f"<tr{style}>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+    wa = results.device.gc.write_amplification
+    notes = [
+        f"simulated {results.simulated_seconds:.6g} s, seed {results.seed}, "
+        f"ssdlab {escape(results.version)}; write amplification "
+        f"{'&ndash;' if wa is None else f'{wa:.3f}'}; latencies in microseconds"
+    ]
+    notes += [f"warning: {escape(w)}" for w in results.warnings]
+    return (
+        "<table><thead><tr>"
+        + "".join(f"<th>{h}</th>" for h in head)
+        + "</tr></thead><tbody>"
+        + "".join(rows)
+        + "</tbody></table>"
+        + "".join(f"<p>{n}</p>" for n in notes)
+    )
 
 
 def _dump(value: Any, indent: int) -> str:
@@ -705,10 +784,9 @@ def _latency_cdf(results: Results, device: bool = True) -> pd.DataFrame:
 _SERIES_COLUMNS = ("count", "bytes", "iops", "bandwidth_mib_s", "mean_us", "p99_us", "max_us")
 
 
-def _time_series(results: Results, device: bool = True) -> pd.DataFrame:
+def _time_series_frame(ts: TimeSeries, device: bool = True) -> pd.DataFrame:
     import pandas as pd
 
-    ts = _require_series(results)
     groups = list(ts.flows) + ([ts.device] if device else [])
     frames = []
     for group in groups:
@@ -755,11 +833,11 @@ def _gc_time_series(results: Results) -> pd.DataFrame:
 
 
 def _require_series(results: Results) -> TimeSeries:
-    if results.series is None:
+    if results.time_series is None:
         raise ValueError(
             "these results have no time_series (written by an older ssdlab); rerun to get them"
         )
-    return results.series
+    return results.time_series
 
 
 # Layout of one record of the ssdlab.requests/1 file (see crates/ssdlab-core/src/stats/records.rs).
