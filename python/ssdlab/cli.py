@@ -689,8 +689,10 @@ def examples_command(
         bool, typer.Option("--overwrite", help="Replace files the copy would overwrite.")
     ] = False,
 ) -> None:
-    """List the example configs that ship with ssdlab, or copy one (with the traces and base
-    config it reads) so that `ssdlab run` works on the copy."""
+    """List the example configs that ship with ssdlab, or copy one.
+
+    With NAME, copy that example to DEST with the traces and base config it reads, so that
+    `ssdlab run` (or `ssdlab sweep`) works on the copy."""
     from ssdlab.examples import ExampleError, copy_example, find_example, list_examples
 
     try:
@@ -728,8 +730,10 @@ def analytic_command(
         bool, typer.Option("--json", help="Print the model as JSON instead of tables.")
     ] = False,
 ) -> None:
-    """Print the closed-form model of CONFIG's device (Yoo et al., SIMULTECH 2014): page costs,
-    parallelism, and the latency, IOPS and bandwidth of one request at a time."""
+    """Print the closed-form model of CONFIG's device (Yoo et al., SIMULTECH 2014).
+
+    Page costs, parallelism, and the latency, IOPS and bandwidth of one request at a time on an
+    idle drive: the figures the simulation can be checked against."""
     from ssdlab.analytic import analytic, parse_size
 
     try:
