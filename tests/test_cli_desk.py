@@ -138,3 +138,54 @@ def test_requests_are_aligned_to_their_size_by_default():
     config["run"] = {"request_records": "all"}
     sizes = ssdlab.simulate(config).requests()["start_sector"]
     assert (sizes % 8 != 0).any()  # a size distribution aligns to a sector
+
+
+class _Phases:
+    """A progress callback that also hears the phases (ssdlab._progress's protocol)."""
+
+    def __init__(self, stop_after: int | None = None) -> None:
+        self.heard: list[object] = []
+        self.stop_after = stop_after
+
+    def phase(self, name: str) -> None:
+        self.heard.append(name)
+
+    def __call__(self, fraction: float) -> None:
+        self.heard.append(fraction)
+        if self.stop_after is not None and len(self.heard) > self.stop_after:
+            raise KeyboardInterrupt
+
+
+# Steady state on a drive large enough that its aging takes a second or so.
+_LONG_SETUP = {
+    "seed": 1,
+    "flash": {"channels": 8, "chips_per_channel": 4, "blocks_per_plane": 2048},
+    "precondition": {"mode": "steady", "occupancy": 0.75, "drive_writes": 6},
+    "flows": [{"read_fraction": 0.0, "queue_depth": 8, "requests": 2000}],
+}
+
+
+def test_progress_moves_during_preconditioning():
+    import ssdlab
+
+    heard = _Phases()
+    ssdlab.simulate(_LONG_SETUP, progress=heard)
+    start, switch = heard.heard.index("preconditioning"), heard.heard.index("simulating")
+    setup = heard.heard[start + 1 : switch]
+    assert len(setup) >= 2, heard.heard  # the bar moved while the drive was aged
+    assert all(0.0 <= f <= 1.0 for f in setup) and setup == sorted(setup)
+    assert heard.heard[-1] == 1.0
+    # A plain callable hears the run only, as before.
+    fractions: list[float] = []
+    ssdlab.simulate(_LONG_SETUP, progress=fractions.append)
+    assert fractions[-1] == 1.0 and all(isinstance(f, float) for f in fractions)
+    ssdlab.simulate(small_config(requests=100), progress=True)  # draws only in a terminal
+
+
+def test_ctrl_c_stops_a_long_preconditioning():
+    import ssdlab
+
+    heard = _Phases(stop_after=2)
+    with pytest.raises(KeyboardInterrupt):
+        ssdlab.simulate(_LONG_SETUP, progress=heard)
+    assert "simulating" not in heard.heard

@@ -13,6 +13,7 @@ from typing import Any
 from ssdlab import _core
 from ssdlab._blame import explain
 from ssdlab._core import ConfigError
+from ssdlab._progress import ConsoleProgress
 from ssdlab.config import apply_overrides, load_config
 from ssdlab.mqsim import Scenario
 from ssdlab.results import Fairness, FlowResults, Results
@@ -61,7 +62,7 @@ def simulate(
     *,
     overrides: Iterable[str] = (),
     base_dir: str | os.PathLike[str] | None = None,
-    progress: Callable[[float], object] | None = None,
+    progress: Callable[[float], object] | bool | None = None,
     alone: bool = False,
     records_dir: str | os.PathLike[str] | None = None,
 ) -> Results:
@@ -74,7 +75,10 @@ def simulate(
     added to the results'). `overrides` are `key.path=value` strings, as with
     ``ssdlab run --set``, so a sweep needs no config copies. The model runs in steps with the GIL
     released: other Python threads keep running, Ctrl-C stops a long run within milliseconds,
-    and `progress` (if given) hears the fraction done after every step.
+    and `progress` (if given) hears the fraction done after every step. ``progress=True``
+    draws a bar (in a terminal or a notebook) through the preconditioning and the run; a
+    callable with a ``phase(name)`` method also hears the preconditioning (its fractions after
+    ``phase("preconditioning")``, then ``phase("simulating")``).
 
     With `alone=True` each flow also runs alone on the same device (same config and seed, only
     that flow) and ``results.fairness`` holds every flow's slowdown, the fairness index and the
@@ -89,6 +93,21 @@ def simulate(
     results); ``results.requests()`` reads them and ``results.save(folder)`` keeps them as
     requests.parquet.
     """
+    if progress is True:
+        bar = ConsoleProgress(delay=0.5)
+        try:
+            return simulate(
+                config,
+                overrides=overrides,
+                base_dir=base_dir,
+                progress=bar,
+                alone=alone,
+                records_dir=records_dir,
+            )
+        finally:
+            bar.close()
+    if progress is False:
+        progress = None
     document, folder, source, extra_warnings = load_document(config, overrides, base_dir)
 
     records = _records_target(document, records_dir)
@@ -102,7 +121,8 @@ def simulate(
             return None
         return lambda fraction: progress((k + fraction) / runs)
 
-    results = _run(document, folder, source, part(0), records, overrides)
+    phases = getattr(progress, "phase", None)
+    results = _run(document, folder, source, part(0), records, overrides, phases)
     if alone:
         _add_alone_runs(results, document, folder, source, part)
     results.warnings.extend(extra_warnings)
@@ -164,15 +184,22 @@ def _run(
     progress: Callable[[float], object] | None,
     records: tuple[Path, Any] | None = None,
     overrides: Iterable[str] = (),
+    phases: Callable[[str], object] | None = None,
 ) -> Results:
     try:
         text = json.dumps(document, default=str)
     except ValueError as e:  # e.g. a circular reference in a hand-built dict
         raise ConfigError(f"config: cannot be encoded as JSON: {e}") from None
+    setup = None
+    if phases is not None and progress is not None:
+        phases("preconditioning")
+        setup = progress
     try:
-        sim = _core.Simulation(text, str(folder), str(records[0]) if records else None)
+        sim = _core.Simulation(text, str(folder), str(records[0]) if records else None, setup)
     except ConfigError as e:
         raise ConfigError(explain(str(e), source, overrides)) from None
+    if phases is not None:
+        phases("simulating")
 
     while not sim.step(STEP_EVENTS):
         if progress is not None:

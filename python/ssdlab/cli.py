@@ -17,12 +17,13 @@ from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.measure import Measurement
-from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
 from ssdlab import __version__, _outputs, live
 from ssdlab._core import ConfigError, TraceError
+from ssdlab._progress import ConsoleProgress
 from ssdlab.api import DataIntegrityError, simulate
 from ssdlab.mqsim import Scenario, import_mqsim, is_mqsim_file, toml_paths
 from ssdlab.results import Fairness, OpStats, Results
@@ -67,37 +68,6 @@ def _go_quiet() -> None:
     global stdout, _warnings
     stdout = Console(file=open(os.devnull, "w"), highlight=False)  # noqa: SIM115 (lives as long as the process)
     _warnings = stderr
-
-
-class _DelayedProgress:
-    """A progress callback that only draws a bar once the run has lasted a while (never when
-    `delay` is None: --quiet)."""
-
-    def __init__(self, console: Console, delay: float | None) -> None:
-        self._console = console
-        self._deadline = time.monotonic() + delay if delay is not None else math.inf
-        self._bar: Progress | None = None
-        self._task = None
-
-    def __call__(self, fraction: float) -> None:
-        if self._bar is None:
-            if not self._console.is_terminal or time.monotonic() < self._deadline:
-                return
-            self._bar = Progress(
-                TextColumn("simulating"),
-                BarColumn(),
-                TaskProgressColumn(),
-                TimeElapsedColumn(),
-                console=self._console,
-                transient=True,
-            )
-            self._bar.start()
-            self._task = self._bar.add_task("simulating", total=1.0)
-        self._bar.update(self._task, completed=fraction)
-
-    def close(self) -> None:
-        if self._bar is not None:
-            self._bar.stop()
 
 
 def _version_callback(value: bool) -> None:
@@ -318,7 +288,7 @@ def _simulate(
 ) -> tuple[Results, str | None]:
     """The run's results, and the data integrity error when its reads found wrong data (the
     results are kept: the caller saves them, then fails)."""
-    progress = _DelayedProgress(stderr, PROGRESS_DELAY_SECONDS if _warnings is not stderr else None)
+    progress = ConsoleProgress(stderr, PROGRESS_DELAY_SECONDS if _warnings is not stderr else None)
     try:
         try:
             results = simulate(

@@ -59,16 +59,49 @@ impl Simulation {
     /// `records_path` is the file for the per-request records `run.request_records` asks for.
     /// Building a large device (mapping tables, preconditioning) takes seconds, so it runs
     /// without the GIL too.
+    ///
+    /// `setup_progress` (a callable, optional) hears the fraction of the preconditioning done, a
+    /// few times a second at most; an exception it raises (KeyboardInterrupt from Ctrl-C) stops
+    /// the setup and is raised here.
     #[new]
-    #[pyo3(signature = (config_json, base_dir, records_path = None))]
-    fn new(py: Python<'_>, config_json: &str, base_dir: &str, records_path: Option<PathBuf>) -> PyResult<Self> {
+    #[pyo3(signature = (config_json, base_dir, records_path = None, setup_progress = None))]
+    fn new(
+        py: Python<'_>,
+        config_json: &str,
+        base_dir: &str,
+        records_path: Option<PathBuf>,
+        setup_progress: Option<Py<PyAny>>,
+    ) -> PyResult<Self> {
         // The config first: it names the key of a value JSON cannot hold (a NaN from the TOML
         // file), where parsing the echo would only say "not valid JSON" at a column.
         let config = Config::from_json_str(config_json).map_err(|e| ConfigError::new_err(e.to_string()))?;
         let echo: serde_json::Value = serde_json::from_str(config_json)
             .map_err(|e| ConfigError::new_err(format!("config: not valid JSON: {e}")))?;
         let base_dir = Path::new(base_dir).to_path_buf();
-        let mut sim = py.detach(move || ssdlab_core::Simulation::new(config, &base_dir, echo)).map_err(sim_error)?;
+        let mut raised: Option<PyErr> = None;
+        let built = py.detach(|| {
+            let mut last_call = std::time::Instant::now();
+            let mut hear = |fraction: f64| -> bool {
+                let Some(callback) = setup_progress.as_ref() else { return true };
+                // The GIL is taken back only a few times a second.
+                if last_call.elapsed() < std::time::Duration::from_millis(100) {
+                    return true;
+                }
+                last_call = std::time::Instant::now();
+                Python::attach(|py| match callback.call1(py, (fraction,)).and_then(|_| py.check_signals()) {
+                    Ok(()) => true,
+                    Err(e) => {
+                        raised = Some(e);
+                        false
+                    }
+                })
+            };
+            ssdlab_core::Simulation::new_with_progress(config, &base_dir, echo, &mut hear)
+        });
+        if let Some(e) = raised {
+            return Err(e);
+        }
+        let mut sim = built.map_err(sim_error)?;
         if let Some(path) = records_path {
             sim.write_request_records_to(&path).map_err(|e| {
                 PyOSError::new_err(format!("cannot write the request records to {}: {e}", path.display()))

@@ -10,7 +10,7 @@
 
 mod steady;
 
-pub use steady::{age_sample, steady_state, SteadyOutcome};
+pub use steady::{age_sample, steady_state, SteadyOutcome, INTERRUPTED, PROGRESS_PAGES};
 
 use serde::{Deserialize, Serialize};
 

@@ -54,12 +54,16 @@ pub struct SampleImage {
 
 /// Maps every page of `mapped` on `ftl` (empty), in the steady state that `drive_writes` times
 /// the data in writes by `flows` leaves.
+///
+/// `progress` hears the fraction of the aging done (every 65,536 page writes); when it returns
+/// false the aging stops with an error (the host gave up, e.g. Ctrl-C).
 pub fn steady_state(
     ftl: &mut Ftl,
     config: &Config,
     flows: &[FlowModel],
     mapped: &PageSet,
     drive_writes: f64,
+    progress: &mut dyn FnMut(f64) -> bool,
 ) -> Result<SteadyOutcome, String> {
     let planes = ftl.geometry.planes as usize;
     // Group planes by the flows that write to them.
@@ -107,9 +111,14 @@ pub fn steady_state(
 
     let mut outcome = SteadyOutcome { mapped_pages: mapped.len(), sample_planes: groups as u32, ..Default::default() };
     let mut images = Vec::with_capacity(groups);
+    // The aging's page writes, all groups together: each sample's fill plus its aging writes.
+    let total: f64 = lists.iter().map(|l| l.len() as f64 * (1.0 + drive_writes)).sum::<f64>().max(1.0);
+    let mut done = 0.0;
     for (g, list) in lists.iter().enumerate() {
         let writers_of_group = &writers[representative[g] as usize];
-        let image = age_sample(config, list, flows, writers_of_group, g as u64, drive_writes)?;
+        let mut heard = |pages: u64| progress((done + pages as f64) / total);
+        let image = age_sample(config, list, flows, writers_of_group, g as u64, drive_writes, &mut heard)?;
+        done += list.len() as f64 * (1.0 + drive_writes);
         outcome.host_writes += image.host_writes;
         outcome.gc_moves += image.gc_moves;
         images.push(image);
@@ -141,7 +150,8 @@ pub fn steady_state(
 }
 
 /// Ages one plane holding the logical pages `list` (in rank order) with the writes of the
-/// flows in `writers`, and returns its state.
+/// flows in `writers`, and returns its state. `progress` hears the page writes done so far
+/// (every [`PROGRESS_PAGES`]); when it returns false the aging stops with an error.
 pub fn age_sample(
     config: &Config,
     list: &[u64],
@@ -149,6 +159,7 @@ pub fn age_sample(
     writers: &[u16],
     group: u64,
     drive_writes: f64,
+    progress: &mut dyn FnMut(u64) -> bool,
 ) -> Result<SampleImage, String> {
     // A device of one plane with the configured blocks, policies and thresholds, holding local
     // pages 0..n (rank k stands for `list[k]`).
@@ -172,13 +183,21 @@ pub fn age_sample(
         ));
     }
     let mut aging = Aging { ftl: &mut ftl, gc_moves: 0 };
+    let heard = |pages: u64, progress: &mut dyn FnMut(u64) -> bool| {
+        if pages.is_multiple_of(PROGRESS_PAGES) && !progress(pages) {
+            return Err(INTERRUPTED.to_string());
+        }
+        Ok(())
+    };
     for k in 0..n {
+        heard(k, progress)?;
         aging.write(k as u32, k)?;
     }
     aging.gc_moves = 0;
     let mut sampler = LocalSampler::new(list, flows, writers, RandomStream::new(config.seed, STREAM_AGING + group));
     let writes = if sampler.is_empty() { 0 } else { (drive_writes * n as f64).round() as u64 };
     for k in 0..writes {
+        heard(n + k, progress)?;
         let rank = sampler.next();
         aging.write(rank as u32, n + k)?;
     }
@@ -190,6 +209,12 @@ pub fn age_sample(
         gc_moves,
     })
 }
+
+/// How often the aging reports its progress, in page writes (a few milliseconds apart).
+pub const PROGRESS_PAGES: u64 = 1 << 16;
+
+/// The error of an aging the host stopped through its progress callback.
+pub const INTERRUPTED: &str = "interrupted";
 
 /// The untimed write path of the sample plane: place the page, collect victims whenever the
 /// plane is below its GC threshold (whole victims at once), as the timed model would between

@@ -252,6 +252,19 @@ impl Simulation {
     /// Builds the device and its workload. `base_dir` resolves relative trace paths; `config_echo`
     /// is the configuration as the user gave it, copied into the results.
     pub fn new(config: Config, base_dir: &Path, config_echo: serde_json::Value) -> Result<Self, SimError> {
+        Self::new_with_progress(config, base_dir, config_echo, &mut |_| true)
+    }
+
+    /// As [`Self::new`], telling `progress` the fraction of the preconditioning done (steady
+    /// state's aging, or `simulate`'s writes; every few milliseconds) so that a host can draw a
+    /// bar through a long setup. When `progress` returns false the setup stops with a
+    /// `precondition` error saying [`crate::precondition::INTERRUPTED`].
+    pub fn new_with_progress(
+        config: Config,
+        base_dir: &Path,
+        config_echo: serde_json::Value,
+        progress: &mut dyn FnMut(f64) -> bool,
+    ) -> Result<Self, SimError> {
         if let Some(i) = config.flows.iter().position(|f| f.kind == FlowKind::Host) {
             return Err(ConfigError::new(
                 format!("flows[{i}].kind"),
@@ -259,7 +272,7 @@ impl Simulation {
             )
             .into());
         }
-        Self::build(config, base_dir, config_echo)
+        Self::build(config, base_dir, config_echo, progress)
     }
 
     /// A device for an outside host (`crate::device::Device`): as [`Self::new`], with host queues.
@@ -268,12 +281,17 @@ impl Simulation {
         base_dir: &Path,
         config_echo: serde_json::Value,
     ) -> Result<Self, SimError> {
-        let mut sim = Self::build(config, base_dir, config_echo)?;
+        let mut sim = Self::build(config, base_dir, config_echo, &mut |_| true)?;
         sim.host = host_device::HostSide::new(&sim.config);
         Ok(sim)
     }
 
-    fn build(config: Config, base_dir: &Path, config_echo: serde_json::Value) -> Result<Self, SimError> {
+    fn build(
+        config: Config,
+        base_dir: &Path,
+        config_echo: serde_json::Value,
+        progress: &mut dyn FnMut(f64) -> bool,
+    ) -> Result<Self, SimError> {
         let config = zone_path::device_config(open_channel_path::device_config(config));
         // Before anything of the device's size is allocated (the geometry's plane table included).
         memory::check(&config)?;
@@ -362,7 +380,7 @@ impl Simulation {
             config,
             config_echo,
         };
-        sim.precondition(base_dir, fill_seconds)?;
+        sim.precondition(base_dir, fill_seconds, progress)?;
         sim.start_open_channel();
         sim.data = data_path::build(&sim.config, &sim.ftl.geometry, base_dir, sim.cache.partitions().len())?;
         sim.load_backing_file()?;
@@ -471,6 +489,9 @@ impl Simulation {
         self.flows
             .iter()
             .map(|f| {
+                if f.max_requests == 0 {
+                    return 1.0; // a flow with nothing to issue is done from the start
+                }
                 let mut p: f64 = 0.0;
                 if f.max_requests != u64::MAX {
                     p = p.max(f.completed as f64 / f.max_requests as f64);

@@ -20,7 +20,14 @@ const STREAM_WARM: u64 = 0x3A4A;
 impl Simulation {
     /// Brings the device to its starting state for `steady` and `simulate` (`fill` and `none`
     /// were done when the FTL was built) and records what it looks like.
-    pub(super) fn precondition(&mut self, base_dir: &Path, fill_seconds: f64) -> Result<(), SimError> {
+    /// `progress` hears the fraction of the aging done (steady and simulate) and stops it
+    /// when it returns false.
+    pub(super) fn precondition(
+        &mut self,
+        base_dir: &Path,
+        fill_seconds: f64,
+        progress: &mut dyn FnMut(f64) -> bool,
+    ) -> Result<(), SimError> {
         let started = Instant::now();
         let p = self.config.precondition.clone();
         let mut summary = PreconditionSummary {
@@ -33,15 +40,16 @@ impl Simulation {
             let models = self.flow_models(base_dir)?;
             let mapped = self.mapped_pages(&models);
             let steady_writes = if p.mode == PreconditionMode::Steady { p.drive_writes() } else { 0.0 };
-            let outcome = precondition::steady_state(&mut self.ftl, &self.config, &models, &mapped, steady_writes)
-                .map_err(|reason| ConfigError::new("precondition", reason))?;
+            let outcome =
+                precondition::steady_state(&mut self.ftl, &self.config, &models, &mapped, steady_writes, progress)
+                    .map_err(|reason| ConfigError::new("precondition", reason))?;
             summary.mapped_pages = outcome.mapped_pages;
             summary.sample_planes = outcome.sample_planes;
             if p.mode == PreconditionMode::Steady {
                 summary.drive_writes = p.drive_writes();
                 summary.write_amplification = outcome.write_amplification();
             } else {
-                let (host, gc) = self.simulate_writes(base_dir, &models, outcome.mapped_pages)?;
+                let (host, gc) = self.simulate_writes(base_dir, &models, outcome.mapped_pages, progress)?;
                 summary.drive_writes = host as f64 / outcome.mapped_pages.max(1) as f64;
                 summary.write_amplification = if host == 0 { f64::NAN } else { (host + gc) as f64 / host as f64 };
             }
@@ -161,7 +169,13 @@ impl Simulation {
     /// `simulate`: writes `drive_writes` times the mapped data through a copy of this device
     /// running only the flows' writes, then takes over its flash state. Returns (host page
     /// writes, GC page moves).
-    fn simulate_writes(&mut self, base_dir: &Path, models: &[FlowModel], mapped: u64) -> Result<(u64, u64), SimError> {
+    fn simulate_writes(
+        &mut self,
+        base_dir: &Path,
+        models: &[FlowModel],
+        mapped: u64,
+        progress: &mut dyn FnMut(f64) -> bool,
+    ) -> Result<(u64, u64), SimError> {
         let spp = self.ftl.geometry.sectors_per_page;
         let total_weight: f64 = models.iter().map(|m| m.weight).sum();
         let target_pages = self.config.precondition.drive_writes() * mapped as f64;
@@ -204,7 +218,11 @@ impl Simulation {
         let echo = serde_json::Value::Null;
         let mut writer = Simulation::new(config, base_dir, echo)?;
         // The writer maps the same pages in the same packed order, then writes.
-        writer.run()?;
+        while !writer.step(1 << 16)? {
+            if !progress(writer.progress()) {
+                return Err(ConfigError::new("precondition", precondition::INTERRUPTED).into());
+            }
+        }
         let host = writer.ftl.stats.user_programs;
         let gc = writer.ftl.stats.gc_programs;
         std::mem::swap(&mut self.ftl.map, &mut writer.ftl.map);
