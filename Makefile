@@ -62,9 +62,11 @@ chromium:
 live-deps:
 	command -v fio >/dev/null && command -v qemu-io >/dev/null && command -v qemu-system-x86_64 >/dev/null && test -x /bin/busybox || ($(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends fio qemu-utils qemu-system-x86 busybox-static)
 
-# Regenerates docs/configuration.md from the config schema (tests/test_docs.py checks it).
+# Regenerates docs/configuration.md from the config schema and the tables of figures in the
+# docs from the code (ssdlab.doc_tables); tests/test_docs.py checks both.
 docs: develop
 	$(PY) -m ssdlab.docs
+	$(PY) -m ssdlab.doc_tables
 
 # The long fuzz campaign (docs/reliability.md): FUZZ_RUNS inputs of each kind (data-verified
 # feature combinations, hostile configs, damaged traces), each in its own process with limits;

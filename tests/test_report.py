@@ -445,3 +445,13 @@ def test_headline_shows_min_stdev_and_the_extra_percentiles_in_order(tmp_path):
         "p99.9 us",
         "max us",
     ]
+
+
+def test_the_report_title_names_the_config(run_cli, write_config, tmp_path):
+    path = write_config(small_config(requests=200), name="my-study.toml")
+    proc = run_cli("run", path, "--out", "out", "--report")
+    assert proc.returncode == 0, proc.stderr
+    html_text = (tmp_path / "out" / "report.html").read_text()
+    assert "<title>ssdlab report: my-study.toml: " in html_text
+    document = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert document["config_file"] == str(path)

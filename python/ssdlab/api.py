@@ -126,6 +126,8 @@ def simulate(
     if alone:
         _add_alone_runs(results, document, folder, source, part)
     results.warnings.extend(extra_warnings)
+    if isinstance(config, str | os.PathLike):
+        results.config_file = os.fspath(config)
     mismatch = data_integrity_message(results)
     if mismatch is not None:
         raise DataIntegrityError(f"{source}: {mismatch}" if source else mismatch, results)

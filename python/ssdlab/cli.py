@@ -23,6 +23,7 @@ from rich.text import Text
 
 from ssdlab import __version__, _outputs, live
 from ssdlab._core import ConfigError, TraceError
+from ssdlab._extras import MissingExtraError
 from ssdlab._progress import ConsoleProgress
 from ssdlab.api import DataIntegrityError, simulate
 from ssdlab.mqsim import Scenario, import_mqsim, is_mqsim_file, toml_paths
@@ -332,12 +333,13 @@ def _save_and_show(results: Results, out_dir: Path, report: bool = False) -> Non
 
 
 def _write_report(folder: Path, metrics: list[str]) -> None:
+    from ssdlab._extras import MissingExtraError
     from ssdlab.report import ReportError, write_report  # matplotlib only when asked for
     from ssdlab.results import ResultsFileError
 
     try:
         target = write_report(folder, metrics)
-    except (ReportError, ResultsFileError) as e:
+    except (ReportError, ResultsFileError, MissingExtraError) as e:
         _fail(str(e))
     except OSError as e:
         _fail(f"cannot write the report in {folder}: {_outputs.reason(e)}")
@@ -584,6 +586,8 @@ def sweep(
     if dask is not None:
         try:
             executor, close = dask_executor(dask, jobs)
+        except MissingExtraError as e:
+            _fail(str(e))
         except (OSError, TimeoutError, ValueError) as e:
             _fail(f"--dask {dask}: cannot reach the Dask scheduler: {e}")
     bar = Progress(

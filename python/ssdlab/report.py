@@ -214,6 +214,10 @@ def write_report(folder: str | os.PathLike[str], metrics: Sequence[str] = ()) ->
     results = Results.load(folder) if has_run else None
     if results is not None:
         title = f"ssdlab report: {report_features.title(results)}"
+        if results.config_file:
+            title = (
+                f"ssdlab report: {Path(results.config_file).name}: {report_features.title(results)}"
+            )
     else:
         title = "ssdlab sweep report"
     page = _Page(folder, title)

@@ -440,6 +440,9 @@ with warnings.catch_warnings():
         """Only with ``[zns]``: zone states, resets, finishes and refused zone commands."""
         namespaces: list[Namespace] | None = None
         """Only with ``[[namespaces]]``: each namespace's size, flows and bytes."""
+        config_file: str | None = None
+        """The TOML file the run was configured from, as it was given (None for a dict or an
+        MQSim scenario): reports and comparisons name the run by it."""
 
         # Where the records file is: a folder holding ``request_records.file``, or a temporary
         # folder owned by these results (removed with them).
@@ -519,7 +522,7 @@ with warnings.catch_warnings():
                 "data",
             )
             later = ("power_states", "host_interface", "open_channel", "reliability", "fdp")
-            later = (*later, "slc_cache", "zns", "namespaces")
+            later = (*later, "slc_cache", "zns", "namespaces", "config_file")
             for optional in (*optionals, *later):
                 if document.get(optional) is None:
                     document.pop(optional, None)

@@ -177,7 +177,10 @@ pub(super) fn import_device(file: &str, root: &Element) -> Result<Device, Config
     }
 
     if d.choice("Address_Mapping", &["PAGE_LEVEL", "HYBRID"])?.as_deref() == Some("HYBRID") {
-        warnings.push("Address_Mapping HYBRID: ssdlab maps pages only; the device uses page-level mapping".into());
+        warnings.push(
+            "Address_Mapping HYBRID: MQSim's hybrid mapping unit is an empty stub, so the device uses page-level mapping (ssdlab's own hybrid log-block FTL is ftl.mapping = \"hybrid\")"
+                .into(),
+        );
     }
     if let Some(ideal) = d.boolean("Ideal_Mapping_Table")? {
         set(&mut config, "ftl.ideal_mapping", ideal);
