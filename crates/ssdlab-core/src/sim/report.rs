@@ -13,7 +13,9 @@ impl Simulation {
     pub fn results(&self) -> Results {
         let mut results = self.results_without_energy();
         if let Some(fw) = &self.firmware {
-            let ops = [&results.device.reads, &results.device.writes];
+            // Only ops that ran: one that never did has undefined (NaN) means.
+            let ops: Vec<_> =
+                [&results.device.reads, &results.device.writes].into_iter().filter(|o| o.count > 0).collect();
             let firmware_us: f64 =
                 ops.iter().map(|o| o.count as f64 * o.latency_breakdown_us.get("firmware").unwrap_or(0.0)).sum();
             let total_us: f64 = ops.iter().map(|o| o.count as f64 * o.latency_breakdown_us.total()).sum();
