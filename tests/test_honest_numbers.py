@@ -104,3 +104,19 @@ def test_the_summary_explains_device_rows_and_the_starting_state(run_cli, write_
     assert "device rows over the whole run" in text
     assert "started: 50% full, filled without aging" in text
     assert "stdev" in text and "min" in text
+
+
+def test_sweep_parquet_keeps_undefined_metrics_null(tmp_path):
+    import pyarrow.parquet as pq
+    from conftest import to_toml
+    from ssdlab.sweep import run_sweep
+
+    base = small_config(requests=200)  # reads only: write latencies and WA are undefined
+    base["precondition"] = {"mode": "none"}
+    (tmp_path / "base.toml").write_text(to_toml(base), encoding="utf-8")
+    sweep = tmp_path / "sweep.toml"
+    sweep.write_text('base = "base.toml"\n[axes]\n"flows.0.queue_depth" = [1, 4]\n')
+    assert run_sweep(sweep, tmp_path / "out", jobs=1).ok
+    frame = pq.read_table(tmp_path / "out" / "sweep.parquet").to_pandas()
+    assert frame["write_p99_us"].isna().all() and frame["write_amplification"].isna().all()
+    assert (frame["read_p99_us"] > 0).all()
