@@ -110,7 +110,7 @@ fn unwritten_reads(ftl_keys: &str) -> String {
     format!(
         "seed = 5\n{flash}\n[ftl]\nover_provisioning = 0.2\ncmt_capacity = \"4KiB\"\n{ftl_keys}\n\
          [precondition]\nmode = \"none\"\n\
-         [[flows]]\nread_fraction = 1.0\nqueue_depth = 4\nrequest_size = \"4KiB\"\nrequests = 3000\n",
+         [[flows]]\nread_fraction = 1.0\nqueue_depth = 4\nrequest_size = \"4KiB\"\nalignment = \"512B\"\nrequests = 3000\n",
         flash = common::flash([2, 2, 1, 1, 64, 64], "4KiB")
     )
 }

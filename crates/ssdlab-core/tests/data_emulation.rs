@@ -136,7 +136,9 @@ fn a_corrupted_page_is_reported_with_its_lba_and_physical_page() {
 
 #[test]
 fn pages_beyond_the_memory_limit_spill_to_a_file_and_still_read_back() {
-    let flow = "[[flows]]\nread_fraction = 0.4\nrequest_size = \"8KiB\"\nqueue_depth = 1\nrequests = 4000\n";
+    // Sector-aligned 8 KiB requests (three pages at most): partial pages fill the store.
+    let flow =
+        "[[flows]]\nread_fraction = 0.4\nrequest_size = \"8KiB\"\nalignment = \"512B\"\nqueue_depth = 1\nrequests = 4000\n";
     let text = format!("{DEVICE}{flow}").replace("emulate = true", "emulate = true\nmemory_limit = \"64KiB\"");
     let r = run(&text);
     let d = data(&r);

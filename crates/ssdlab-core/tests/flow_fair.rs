@@ -7,8 +7,8 @@ use common::{run, SMALL_DEVICE};
 fn two_flows(scheduling: &str) -> String {
     format!(
         "{}\n[controller]\nscheduling = \"{scheduling}\"\n[precondition]\nmode = \"fill\"\noccupancy = 1.0\n\
-         [[flows]]\nname = \"light\"\nread_fraction = 1.0\nqueue_depth = 2\nduration = \"100ms\"\n\
-         [[flows]]\nname = \"heavy\"\nread_fraction = 1.0\nqueue_depth = 64\nduration = \"100ms\"\n",
+         [[flows]]\nname = \"light\"\nread_fraction = 1.0\nqueue_depth = 2\nduration = \"100ms\"\nalignment = \"512B\"\n\
+         [[flows]]\nname = \"heavy\"\nread_fraction = 1.0\nqueue_depth = 64\nduration = \"100ms\"\nalignment = \"512B\"\n",
         SMALL_DEVICE.replace("over_provisioning = 0.2", "over_provisioning = 0.2\nideal_mapping = true")
     )
 }
