@@ -223,9 +223,9 @@ def test_unknown_metric_and_empty_folder_are_one_line_errors(run_cli, tmp_path):
 def test_run_report_opens_with_what_was_simulated(run_dir):
     html = (run_dir / "report.html").read_text(encoding="utf-8")
     results = ssdlab.Results.load(run_dir)
-    # The title names the drive and its workload, not the folder ("out").
+    # The title names the config, the drive and its workload, not the folder ("out").
     title = re.search(r"<title>(.*)</title>", html).group(1)
-    assert title == "ssdlab report: 224 MiB MLC NVMe drive, flows r, w", title
+    assert title == "ssdlab report: mixed.toml: 224 MiB MLC NVMe drive, flows r, w", title
     setup = html[html.index("What was simulated") : html.index("Headline")]
     for text in (
         "cell type",

@@ -42,7 +42,7 @@ def _config(path: str) -> dict:
 
 def _without_wall_times(document: dict) -> dict:
     document = json.loads(json.dumps(document))
-    for key in ("wall_seconds", "setup_wall_seconds"):
+    for key in ("wall_seconds", "setup_wall_seconds", "config_file"):
         document.pop(key, None)
     document.get("precondition", {}).pop("wall_seconds", None)
     document["config"]["flows"][0].pop("path")
