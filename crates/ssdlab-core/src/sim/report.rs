@@ -10,6 +10,36 @@ use crate::time::ps_to_seconds;
 use std::path::Path;
 
 impl Simulation {
+    /// Writes no request waits for (cache flushes, translation-page write-backs) that are still
+    /// waiting for space when everything else is done: the run is over, but say so.
+    pub(super) fn note_stalled_background_writes(&mut self) {
+        let stalled: usize = self.stalled_writes.iter().chain(&self.stalled_gc_writes).map(|q| q.len()).sum();
+        if stalled > 0 {
+            let planes: Vec<usize> = (0..self.stalled_writes.len())
+                .filter(|&p| !self.stalled_writes[p].is_empty() || !self.stalled_gc_writes[p].is_empty())
+                .collect();
+            let confined = self
+                .config
+                .flows
+                .iter()
+                .any(|f| f.channels.is_some() || f.chips.is_some() || f.dies.is_some() || f.planes.is_some());
+            // Only confined flows can overfill a plane; otherwise GC fell behind on a plane
+            // too small for its open blocks (one per write stream) and its reserve.
+            let why = if confined {
+                "the flows allowed on them (flows[i].channels/chips/dies/planes) wrote more data than they hold"
+                    .to_string()
+            } else {
+                format!(
+                    "GC had not freed a block for them when the run ended: a plane of {} blocks of {} pages is small for its open blocks (one per write stream) and its GC reserve (ftl.gc_threshold); more blocks per plane or over-provisioning avoid it",
+                    self.ftl.geometry.blocks_per_plane, self.ftl.geometry.pages_per_block
+                )
+            };
+            self.warnings.push(format!(
+                "at the end, {stalled} background flash writes (cache flushes, translation-page write-backs or GC moves) were still waiting for space on plane(s) {planes:?}: {why}"
+            ));
+        }
+    }
+
     pub fn results(&self) -> Results {
         let mut results = self.results_without_energy();
         if let Some(fw) = &self.firmware {
