@@ -4,21 +4,67 @@ The usual entry point is :func:`simulate`, which takes a TOML file or a config d
 :class:`Results`; ``ssdlab run CONFIG`` does the same from the shell. :func:`import_mqsim` reads
 MQSim's ssdconfig.xml and workload.xml (one :class:`Scenario` per IO_Scenario). :class:`Device`
 is the same model as a component a host drives request by request (docs/embedding.md).
+
+The names below are imported when first used (PEP 562), so that ``import ssdlab`` and a short
+``ssdlab run`` do not pay for the parts they do not touch (issue 18: instant start).
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from ssdlab._core import ConfigError, TraceError
 from ssdlab._core import version as _core_version
-from ssdlab.analytic import AnalyticModel, analytic
-from ssdlab.api import DataIntegrityError, simulate
-from ssdlab.compare import compare
-from ssdlab.config import apply_overrides, dump_toml, load_config
-from ssdlab.device import Completion, Device, Zone
-from ssdlab.live import serve
-from ssdlab.mqsim import Scenario, import_mqsim
-from ssdlab.results import Fairness, Results, ResultsFileError
-from ssdlab.traces import read_trace
+
+if TYPE_CHECKING:
+    from ssdlab.analytic import AnalyticModel, analytic
+    from ssdlab.api import DataIntegrityError, simulate
+    from ssdlab.compare import compare
+    from ssdlab.config import apply_overrides, dump_toml, load_config
+    from ssdlab.device import Completion, Device, Zone
+    from ssdlab.live import serve
+    from ssdlab.mqsim import Scenario, import_mqsim
+    from ssdlab.results import Fairness, Results, ResultsFileError
+    from ssdlab.traces import read_trace
 
 __version__ = _core_version()
+
+# Public name -> the module that defines it.
+_LAZY = {
+    "AnalyticModel": "ssdlab.analytic",
+    "analytic": "ssdlab.analytic",
+    "DataIntegrityError": "ssdlab.api",
+    "simulate": "ssdlab.api",
+    "compare": "ssdlab.compare",
+    "apply_overrides": "ssdlab.config",
+    "dump_toml": "ssdlab.config",
+    "load_config": "ssdlab.config",
+    "Completion": "ssdlab.device",
+    "Device": "ssdlab.device",
+    "Zone": "ssdlab.device",
+    "serve": "ssdlab.live",
+    "Scenario": "ssdlab.mqsim",
+    "import_mqsim": "ssdlab.mqsim",
+    "Fairness": "ssdlab.results",
+    "Results": "ssdlab.results",
+    "ResultsFileError": "ssdlab.results",
+    "read_trace": "ssdlab.traces",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ssdlab' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # the next use is a plain attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "AnalyticModel",

@@ -1,0 +1,40 @@
+"""`import ssdlab` loads only the native core; each public name loads its module when first used
+(issue 18: a short `ssdlab run` should not pay for plotting, comparison or the NBD server)."""
+
+import subprocess
+import sys
+
+import pytest
+import ssdlab
+
+
+def test_import_ssdlab_leaves_the_heavy_modules_unloaded():
+    code = (
+        "import sys, ssdlab\n"
+        "heavy = [m for m in ('pydantic', 'ssdlab.results', 'ssdlab.live', 'ssdlab.compare',"
+        " 'ssdlab.report', 'matplotlib', 'pandas') if m in sys.modules]\n"
+        "print(','.join(heavy))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
+
+
+@pytest.mark.parametrize("name", ssdlab.__all__)
+def test_every_public_name_resolves(name):
+    value = getattr(ssdlab, name)
+    assert value is not None
+    assert name in dir(ssdlab)
+
+
+def test_an_unknown_name_is_an_attribute_error():
+    with pytest.raises(AttributeError, match="no attribute 'simulat'"):
+        ssdlab.simulat  # noqa: B018
+
+
+def test_from_import_gives_the_defining_modules_objects():
+    from ssdlab import Results, simulate
+    from ssdlab.api import simulate as api_simulate
+    from ssdlab.results import Results as results_Results
+
+    assert simulate is api_simulate
+    assert Results is results_Results
