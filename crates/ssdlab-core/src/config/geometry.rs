@@ -121,6 +121,19 @@ impl Geometry {
 
     /// The plane a logical page is striped to by the static allocation order.
     #[inline]
+    /// The residue (logical page modulo planes) whose pages static allocation puts on each
+    /// plane, when each plane has exactly one (every allocation order does: the residue's
+    /// digits are the plane's channel, way, die and plane).
+    pub fn residue_of_plane(&self) -> Option<Vec<u32>> {
+        let mut residue = vec![u32::MAX; self.planes as usize];
+        for (r, &p) in self.plane_by_residue.iter().enumerate() {
+            if std::mem::replace(&mut residue[p as usize], r as u32) != u32::MAX {
+                return None;
+            }
+        }
+        residue.iter().all(|&r| r != u32::MAX).then_some(residue)
+    }
+
     pub fn plane_of_lpa(&self, lpa: u64) -> u32 {
         self.plane_by_residue[(lpa % self.planes as u64) as usize]
     }

@@ -124,6 +124,23 @@ impl PageMap {
         let _ = lpa;
     }
 
+    /// Asks the CPU to bring `ppa`'s reverse entry into its caches ahead of a [`Self::remap`]
+    /// onto it. Steady-state preconditioning places every logical page in order, so the forward
+    /// table is written sequentially and the reverse one at random over the whole drive: each
+    /// store is a cache miss on its own unless asked for a few pages ahead. A hint only.
+    #[inline]
+    pub fn prefetch_reverse(&self, ppa: u32) {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(entry) = self.p2l.get(ppa as usize) {
+            // SAFETY: a prefetch never faults and has no effect but on the caches.
+            unsafe {
+                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((entry as *const u32).cast());
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = ppa;
+    }
+
     /// Points `lpa` at `ppa`; returns the physical page it left (now invalid), if any.
     #[inline]
     pub fn remap(&mut self, lpa: u32, ppa: u32) -> Option<u32> {
@@ -131,6 +148,23 @@ impl PageMap {
         self.p2l[ppa as usize] = lpa + 1;
         self.mapped += (old == UNMAPPED) as u64;
         (old != UNMAPPED).then_some(old)
+    }
+
+    /// Points the unmapped `lpa` at `ppa` in the forward table only: the first half of placing
+    /// a whole drive's data in two passes, each in the order that keeps its table's writes
+    /// sequential ([`Self::place_reverse`] is the other half; until it runs the tables
+    /// disagree, and nothing may look at them).
+    #[inline]
+    pub fn place_forward(&mut self, lpa: u32, ppa: u32) {
+        let old = std::mem::replace(&mut self.l2p[lpa as usize], ppa + 1);
+        debug_assert_eq!(old, 0, "lpa {lpa} placed twice");
+        self.mapped += 1;
+    }
+
+    /// The other half of [`Self::place_forward`]: `ppa`'s owner is `lpa`.
+    #[inline]
+    pub fn place_reverse(&mut self, ppa: u32, lpa: u32) {
+        self.p2l[ppa as usize] = lpa + 1;
     }
 
     /// Unmaps `lpa` (a trim); returns the physical page it left (now invalid), if any.

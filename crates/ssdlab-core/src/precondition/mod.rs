@@ -151,6 +151,16 @@ impl PageSet {
         }
     }
 
+    #[inline]
+    pub fn contains(&self, page: u64) -> bool {
+        page < self.pages && self.words[(page / 64) as usize] & (1 << (page % 64)) != 0
+    }
+
+    /// The pages the set can hold (one past the largest page it may contain).
+    pub fn universe(&self) -> u64 {
+        self.pages
+    }
+
     pub fn len(&self) -> u64 {
         self.words.iter().map(|w| w.count_ones() as u64).sum()
     }
