@@ -134,6 +134,12 @@ impl Geometry {
         residue.iter().all(|&r| r != u32::MAX).then_some(residue)
     }
 
+    /// The plane of the logical pages of residue `residue` (modulo the planes).
+    #[inline]
+    pub fn plane_of_residue(&self, residue: u32) -> u32 {
+        self.plane_by_residue[residue as usize]
+    }
+
     pub fn plane_of_lpa(&self, lpa: u64) -> u32 {
         self.plane_by_residue[(lpa % self.planes as u64) as usize]
     }

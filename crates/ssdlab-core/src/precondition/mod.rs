@@ -156,6 +156,53 @@ impl PageSet {
         page < self.pages && self.words[(page / 64) as usize] & (1 << (page % 64)) != 0
     }
 
+    /// The set as its maximal runs of consecutive pages, `[first, end)` in increasing order, or
+    /// `None` when it has more than `limit` of them. A preconditioned drive's data is usually a
+    /// few runs (the occupied prefix, the flows' working sets, translation pages), and walking
+    /// runs rather than testing every page's bit is what keeps a pass over a plane's pages
+    /// from reading the whole bit map once per plane.
+    pub fn runs(&self, limit: usize) -> Option<Vec<(u64, u64)>> {
+        let mut runs = Vec::new();
+        let mut start: Option<u64> = None;
+        let close = |start: &mut Option<u64>, end: u64, runs: &mut Vec<(u64, u64)>| {
+            if let Some(first) = start.take() {
+                runs.push((first, end));
+            }
+        };
+        for (i, &word) in self.words.iter().enumerate() {
+            let base = i as u64 * 64;
+            match word {
+                0 => close(&mut start, base, &mut runs),
+                u64::MAX => {
+                    start.get_or_insert(base);
+                }
+                _ => {
+                    let mut bit = 0u32;
+                    while bit < 64 {
+                        // The bits from `bit` up; the shift fills the top with zeros.
+                        let rest = word >> bit;
+                        if start.is_some() {
+                            bit += rest.trailing_ones();
+                            if bit < 64 {
+                                close(&mut start, base + bit as u64, &mut runs);
+                            }
+                        } else if rest == 0 {
+                            bit = 64;
+                        } else {
+                            bit += rest.trailing_zeros();
+                            start = Some(base + bit as u64);
+                        }
+                    }
+                }
+            }
+            if runs.len() > limit {
+                return None;
+            }
+        }
+        close(&mut start, self.words.len() as u64 * 64, &mut runs);
+        (runs.len() <= limit).then_some(runs)
+    }
+
     /// The pages the set can hold (one past the largest page it may contain).
     pub fn universe(&self) -> u64 {
         self.pages
@@ -177,6 +224,50 @@ impl PageSet {
             while w != 0 {
                 f(i as u64 * 64 + w.trailing_zeros() as u64);
                 w &= w - 1;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PageSet;
+
+    /// The runs of `set` as `for_each` sees them, one page at a time.
+    fn runs_by_page(set: &PageSet) -> Vec<(u64, u64)> {
+        let mut runs: Vec<(u64, u64)> = Vec::new();
+        set.for_each(|p| match runs.last_mut() {
+            Some(last) if last.1 == p => last.1 = p + 1,
+            _ => runs.push((p, p + 1)),
+        });
+        runs
+    }
+
+    #[test]
+    fn runs_are_the_maximal_runs_of_consecutive_pages() {
+        let mut sets = Vec::new();
+        for pages in [1u64, 63, 64, 65, 200, 1000] {
+            sets.push(PageSet::new(pages)); // empty
+            let mut full = PageSet::new(pages);
+            full.insert_range(0, pages);
+            sets.push(full);
+            for stride in [2u64, 3, 7, 64, 65] {
+                let mut s = PageSet::new(pages);
+                (0..pages).filter(|p| p % stride == 0).for_each(|p| s.insert(p));
+                s.insert_range(pages / 3, pages / 2); // a run across word boundaries
+                s.insert(pages - 1); // the last page
+                sets.push(s);
+            }
+        }
+        for set in &sets {
+            let expected = runs_by_page(set);
+            assert_eq!(set.runs(usize::MAX).unwrap(), expected, "{} pages", set.pages);
+            assert_eq!(set.runs(expected.len()).unwrap(), expected);
+            if !expected.is_empty() {
+                assert_eq!(set.runs(expected.len() - 1), None, "over the limit");
+            }
+            for p in 0..set.pages + 2 {
+                assert_eq!(set.contains(p), expected.iter().any(|&(a, b)| (a..b).contains(&p)));
             }
         }
     }

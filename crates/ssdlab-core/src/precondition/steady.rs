@@ -86,11 +86,20 @@ pub fn steady_state(
     let groups = group_ids.len();
 
     // Pass 1: mapped pages per plane; each group is sampled on its fullest plane.
-    let uniform = ftl.placement.is_uniform();
-    // Static allocation alone decides a page's plane unless flows have pages of their own.
-    let plane_of = |lpa: u64| if uniform { ftl.geometry.plane_of_lpa(lpa) } else { ftl.home_plane(lpa) };
-    let mut count = vec![0u32; planes];
-    mapped.for_each(|lpa| count[plane_of(lpa) as usize] += 1);
+    // Static allocation alone decides a page's plane unless flows have pages of their own; then
+    // each plane's pages are found from its residue, without a pass over the set per question.
+    let by_residue = match ftl.geometry.residue_of_plane() {
+        Some(residue) if ftl.placement.is_uniform() => Some(ByResidue::new(mapped, residue, MAX_RUNS)),
+        _ => None,
+    };
+    let count: Vec<u32> = match &by_residue {
+        Some(walk) => (0..planes).map(|p| walk.count_of_plane(p)).collect(),
+        None => {
+            let mut count = vec![0u32; planes];
+            mapped.for_each(|lpa| count[ftl.home_plane(lpa) as usize] += 1);
+            count
+        }
+    };
     let mut representative = vec![u32::MAX; groups];
     for p in 0..planes {
         let r = &mut representative[group_of[p] as usize];
@@ -99,18 +108,27 @@ pub fn steady_state(
         }
     }
     // Pass 2: the representatives' logical pages, in order.
-    let mut is_representative = vec![u32::MAX; planes];
-    for (g, &p) in representative.iter().enumerate() {
-        is_representative[p as usize] = g as u32;
-    }
     let mut lists: Vec<Vec<u64>> =
         representative.iter().map(|&p| Vec::with_capacity(count[p as usize] as usize)).collect();
-    mapped.for_each(|lpa| {
-        let g = is_representative[plane_of(lpa) as usize];
-        if g != u32::MAX {
-            lists[g as usize].push(lpa);
+    match &by_residue {
+        Some(walk) => {
+            for (g, &p) in representative.iter().enumerate() {
+                walk.for_each_of_plane(p as usize, |lpa| lists[g].push(lpa));
+            }
         }
-    });
+        None => {
+            let mut is_representative = vec![u32::MAX; planes];
+            for (g, &p) in representative.iter().enumerate() {
+                is_representative[p as usize] = g as u32;
+            }
+            mapped.for_each(|lpa| {
+                let g = is_representative[ftl.home_plane(lpa) as usize];
+                if g != u32::MAX {
+                    lists[g as usize].push(lpa);
+                }
+            });
+        }
+    }
 
     let mut outcome = SteadyOutcome { mapped_pages: mapped.len(), sample_planes: groups as u32, ..Default::default() };
     let mut images = Vec::with_capacity(groups);
@@ -135,8 +153,8 @@ pub fn steady_state(
     ftl.blocks.rebase_closed_at();
     let ppb = ftl.geometry.pages_per_block;
     let first_page: Vec<u32> = (0..planes as u32).map(|p| ftl.geometry.first_block_of_plane(p) * ppb).collect();
-    let rank = match ftl.geometry.residue_of_plane().filter(|_| uniform) {
-        Some(residue) => place_by_plane(ftl, mapped, &images, &group_of, &first_page, &residue),
+    let rank = match &by_residue {
+        Some(walk) => place_by_plane(ftl, walk, &images, &group_of, &first_page),
         None => place_in_order(ftl, mapped, &images, &group_of, &first_page),
     };
     // A plane with fewer pages than its sample leaves the sample's extra pages invalid.
@@ -194,38 +212,121 @@ fn place_in_order(
 /// the data cost a few seconds rather than a cache miss per page (issue 18).
 fn place_by_plane(
     ftl: &mut Ftl,
-    mapped: &PageSet,
+    walk: &ByResidue,
     images: &[SampleImage],
     group_of: &[u32],
     first_page: &[u32],
-    residue: &[u32],
 ) -> Vec<u32> {
     let planes = first_page.len();
     let mut rank = vec![0u32; planes];
     let g = &ftl.geometry;
     let map = &mut ftl.map;
-    mapped.for_each(|lpa| {
-        let p = g.plane_of_lpa(lpa) as usize;
+    let mut place_forward = |lpa: u64, p: usize| {
         let offset = images[group_of[p] as usize].page_of_rank[rank[p] as usize];
         rank[p] += 1;
         map.place_forward(lpa as u32, first_page[p] + offset);
-    });
-    let universe = mapped.universe();
+    };
+    match &walk.runs {
+        Some(runs) => {
+            for &(first, end) in runs {
+                // The residue kept as a counter: no division per page.
+                let mut residue = (first % planes as u64) as u32;
+                for lpa in first..end {
+                    place_forward(lpa, g.plane_of_residue(residue) as usize);
+                    residue += 1;
+                    if residue == planes as u32 {
+                        residue = 0;
+                    }
+                }
+            }
+        }
+        None => walk.mapped.for_each(|lpa| place_forward(lpa, g.plane_of_lpa(lpa) as usize)),
+    }
     for p in 0..planes {
         let page_of_rank = &images[group_of[p] as usize].page_of_rank;
         let mut k = 0usize;
-        let mut lpa = residue[p] as u64;
-        while lpa < universe {
-            if mapped.contains(lpa) {
-                map.place_reverse(first_page[p] + page_of_rank[k], lpa as u32);
-                k += 1;
-            }
-            lpa += planes as u64;
-        }
+        walk.for_each_of_plane(p, |lpa| {
+            map.place_reverse(first_page[p] + page_of_rank[k], lpa as u32);
+            k += 1;
+        });
         debug_assert_eq!(k, rank[p] as usize, "plane {p}: the residue walk found another count of pages");
     }
     rank
 }
+
+/// The mapped pages of each plane when static allocation alone places them: plane p holds the
+/// pages of one residue modulo the plane count, so its pages are that residue's in each run of
+/// the set (or, for a set of too many runs, every plane-count-th page's bit).
+struct ByResidue<'a> {
+    mapped: &'a PageSet,
+    /// The residue of each plane.
+    residue: Vec<u32>,
+    runs: Option<Vec<(u64, u64)>>,
+    step: u64,
+}
+
+impl<'a> ByResidue<'a> {
+    fn new(mapped: &'a PageSet, residue: Vec<u32>, max_runs: usize) -> Self {
+        let step = residue.len() as u64;
+        Self { mapped, residue, runs: mapped.runs(max_runs), step }
+    }
+
+    /// The first page of `[first, end)` of `plane`'s residue (may be `end` or past it).
+    #[inline]
+    fn first_of_plane(&self, plane: usize, first: u64) -> u64 {
+        first + (self.residue[plane] as u64 + self.step - first % self.step) % self.step
+    }
+
+    /// Calls `f` with each mapped page of `plane`, in increasing order.
+    fn for_each_of_plane(&self, plane: usize, mut f: impl FnMut(u64)) {
+        match &self.runs {
+            Some(runs) => {
+                for &(first, end) in runs {
+                    let mut lpa = self.first_of_plane(plane, first);
+                    while lpa < end {
+                        f(lpa);
+                        lpa += self.step;
+                    }
+                }
+            }
+            None => {
+                let mut lpa = self.residue[plane] as u64;
+                while lpa < self.mapped.universe() {
+                    if self.mapped.contains(lpa) {
+                        f(lpa);
+                    }
+                    lpa += self.step;
+                }
+            }
+        }
+    }
+
+    /// How many mapped pages `plane` holds.
+    fn count_of_plane(&self, plane: usize) -> u32 {
+        match &self.runs {
+            Some(runs) => runs
+                .iter()
+                .map(|&(first, end)| {
+                    let lpa = self.first_of_plane(plane, first);
+                    if lpa < end {
+                        (end - 1 - lpa) / self.step + 1
+                    } else {
+                        0
+                    }
+                })
+                .sum::<u64>() as u32,
+            None => {
+                let mut n = 0;
+                self.for_each_of_plane(plane, |_| n += 1);
+                n
+            }
+        }
+    }
+}
+
+/// Above this many runs of consecutive pages (a trace's scattered pages), placing by plane tests
+/// each page's bit instead of walking runs.
+const MAX_RUNS: usize = 1 << 16;
 
 /// Ages one plane holding the logical pages `list` (in rank order) with the writes of the
 /// flows in `writers`, and returns its state. `progress` hears the page writes done so far
@@ -510,15 +611,37 @@ mod tests {
             for stride in [1u64, 3, 7] {
                 let (mut in_order, images, group_of, first_page) = setup(order);
                 let (mut by_plane, ..) = setup(order);
+                let (mut by_bit, ..) = setup(order);
                 let logical = in_order.geometry.logical_pages;
                 let mut mapped = PageSet::new(logical);
                 // A set with holes (every `stride`-th page, and a run at the end).
                 (0..logical).filter(|p| p % stride == 0).for_each(|p| mapped.insert(p));
                 mapped.insert_range(logical - 40, logical);
                 let residue = by_plane.geometry.residue_of_plane().expect("one residue per plane");
+                let walk = ByResidue::new(&mapped, residue.clone(), MAX_RUNS);
+                let bit_walk = ByResidue::new(&mapped, residue, 0);
+                assert!(walk.runs.is_some() && bit_walk.runs.is_none());
+                for p in 0..in_order.geometry.planes as usize {
+                    let mut pages = Vec::new();
+                    mapped.for_each(|lpa| {
+                        if in_order.home_plane(lpa) as usize == p {
+                            pages.push(lpa)
+                        }
+                    });
+                    let (mut by_runs, mut by_bits) = (Vec::new(), Vec::new());
+                    walk.for_each_of_plane(p, |lpa| by_runs.push(lpa));
+                    bit_walk.for_each_of_plane(p, |lpa| by_bits.push(lpa));
+                    assert_eq!(by_runs, pages, "{order} stride {stride}: plane {p}'s pages");
+                    assert_eq!(by_bits, pages);
+                    assert_eq!(walk.count_of_plane(p) as usize, pages.len());
+                    assert_eq!(bit_walk.count_of_plane(p) as usize, pages.len());
+                }
                 let a = place_in_order(&mut in_order, &mapped, &images, &group_of, &first_page);
-                let b = place_by_plane(&mut by_plane, &mapped, &images, &group_of, &first_page, &residue);
+                let b = place_by_plane(&mut by_plane, &walk, &images, &group_of, &first_page);
+                // Too many runs to walk: each page's bit is tested instead.
+                let c = place_by_plane(&mut by_bit, &bit_walk, &images, &group_of, &first_page);
                 assert_eq!(a, b, "{order} stride {stride}: pages per plane");
+                assert_eq!(a, c, "{order} stride {stride}: pages per plane, bit by bit");
                 assert_eq!(in_order.map.mapped_pages(), mapped.len());
                 assert_eq!(by_plane.map.mapped_pages(), mapped.len());
                 for lpa in 0..logical as u32 {
@@ -531,7 +654,12 @@ mod tests {
                 for ppa in 0..in_order.geometry.physical_pages as u32 {
                     assert_eq!(in_order.map.owner(ppa), by_plane.map.owner(ppa), "{order} stride {stride}: ppa {ppa}");
                 }
+                for ppa in 0..in_order.geometry.physical_pages as u32 {
+                    assert_eq!(in_order.map.owner(ppa), by_bit.map.owner(ppa), "{order} stride {stride}: ppa {ppa}");
+                }
+                assert_eq!(by_bit.map.mapped_pages(), mapped.len());
                 by_plane.map.check_agreement().unwrap();
+                by_bit.map.check_agreement().unwrap();
             }
         }
     }
