@@ -151,14 +151,26 @@ impl Simulation {
         }
         if g.translation_pages > 0 {
             let per = g.entries_per_translation_page;
-            let mut tpages = Vec::new();
-            set.for_each(|lpa| {
-                let t = lpa / per;
-                if lpa < g.logical_pages && tpages.last() != Some(&t) {
-                    tpages.push(t);
+            let mut tpages: Vec<u64> = Vec::new();
+            // The translation pages of user pages [first, end), in increasing order and once
+            // each (runs come in increasing order).
+            let mut describe = |first: u64, end: u64| {
+                let end = end.min(g.logical_pages);
+                if first < end {
+                    let (a, b) = (first / per, (end - 1) / per);
+                    let from = match tpages.last() {
+                        Some(&t) if t >= a => t + 1,
+                        _ => a,
+                    };
+                    tpages.extend(from..=b);
                 }
-            });
-            tpages.dedup();
+            };
+            // By runs of consecutive pages (a division per run, not per page) unless the set
+            // is too scattered for that to pay.
+            match set.runs(1 << 16) {
+                Some(runs) => runs.into_iter().for_each(|(first, end)| describe(first, end)),
+                None => set.for_each(|lpa| describe(lpa, lpa + 1)),
+            }
             for t in tpages {
                 set.insert(g.logical_pages + t);
             }
