@@ -117,12 +117,6 @@ impl Placement {
 
     /// With a shared domain, the working sets of the flows confined to part of the flash, as
     /// `(first, end, flow)` in logical pages: a fill places them on the flows' own planes.
-    /// Whether no flow has pages of its own (no per-flow domains, no confined working set):
-    /// every logical page then lives on the plane static allocation gives its number.
-    pub fn is_uniform(&self) -> bool {
-        !self.per_flow_domains && self.confined_working_sets.is_empty()
-    }
-
     pub fn confined_working_sets(&self) -> &[(u64, u64, usize)] {
         &self.confined_working_sets
     }

@@ -89,7 +89,7 @@ pub fn steady_state(
     // Static allocation alone decides a page's plane unless flows have pages of their own; then
     // each plane's pages are found from its residue, without a pass over the set per question.
     let by_residue = match ftl.geometry.residue_of_plane() {
-        Some(residue) if ftl.placement.is_uniform() => Some(ByResidue::new(mapped, residue, MAX_RUNS)),
+        Some(residue) if ftl.placement.is_whole_device() => Some(ByResidue::new(mapped, residue, MAX_RUNS)),
         _ => None,
     };
     let count: Vec<u32> = match &by_residue {
