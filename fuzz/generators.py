@@ -204,7 +204,10 @@ def _precondition(rng: random.Random, mapping: str) -> dict[str, Any]:
     mode = _pick(rng, modes)
     if mode == "none":
         return {"mode": "none"}
-    return {"mode": mode, "occupancy": round(rng.uniform(0.2, 0.8), 2)}
+    section: dict[str, Any] = {"mode": mode, "occupancy": round(rng.uniform(0.2, 0.8), 2)}
+    if mode == "fill" and mapping == "page":  # the aged layout is page mapping's alone
+        section["layout"] = _pick(rng, ["packed", "spread"])
+    return section
 
 
 def _flow(rng: random.Random, index: int) -> dict[str, Any]:
