@@ -38,3 +38,16 @@ def test_from_import_gives_the_defining_modules_objects():
 
     assert simulate is api_simulate
     assert Results is results_Results
+
+
+def test_a_function_named_as_its_submodule_stays_the_function():
+    # `ssdlab.analytic` and `ssdlab.compare` are functions defined in submodules of the same
+    # names; importing a submodule first must not leave the package's name bound to the module.
+    code = (
+        "import ssdlab.analytic, ssdlab.compare, types, ssdlab\n"
+        "from ssdlab.analytic import AnalyticModel\n"
+        "print(callable(ssdlab.analytic), callable(ssdlab.compare),"
+        " isinstance(ssdlab.analytic, types.ModuleType), AnalyticModel.__name__)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "True", "False", "AnalyticModel"]

@@ -12,6 +12,8 @@ The names below are imported when first used (PEP 562), so that ``import ssdlab`
 from __future__ import annotations
 
 import importlib
+import sys
+import types
 from typing import TYPE_CHECKING, Any
 
 from ssdlab._core import ConfigError, TraceError
@@ -64,6 +66,21 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY))
+
+
+class _Package(types.ModuleType):
+    """The package, whose functions `analytic` and `compare` share their names with the
+    submodules that define them. Importing a submodule binds it on the package once loaded, which
+    would make ``ssdlab.analytic`` the module after ``from ssdlab.analytic import ...`` ran
+    anywhere; the function is bound instead, as the eager imports this package had did."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if isinstance(value, types.ModuleType) and _LAZY.get(name) == value.__name__:
+            value = getattr(value, name)
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
 
 
 __all__ = [
