@@ -124,6 +124,23 @@ def test_the_run_says_which_defaults_make_the_drive_unlike_a_fresh_one(run_cli, 
     assert "note:" not in proc.stdout
 
 
+@pytest.mark.parametrize(
+    "override, field",
+    [
+        ('ftl.over_provisioning="x"', "ftl.over_provisioning"),
+        ('flows.0.read_fraction="x"', "read_fraction"),
+        ("ftl.gc_threshold=[1, 2]", "ftl.gc_threshold"),
+    ],
+)
+def test_a_wrong_type_is_refused_not_a_traceback(run_cli, write_config, override, field):
+    # The notes said before the run read these keys; a string there once crashed the CLI while
+    # formatting a percentage, before the core could name the field (found by test_fuzz).
+    proc = run_cli("run", write_config(small_config(read_fraction=0.5)), "--set", override)
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert field in proc.stderr
+
+
 def test_requests_are_aligned_to_their_size_by_default():
     import ssdlab
 

@@ -34,15 +34,28 @@ def default_notes(config: Path, overrides: list[str]) -> list[str]:
         )
     ftl = document.get("ftl", {}) if isinstance(document.get("ftl"), dict) else {}
     flows = document.get("flows", [])
-    writes = any(isinstance(f, dict) and f.get("read_fraction", 0.0) < 1.0 for f in flows)
-    if writes and ("over_provisioning" not in ftl or "gc_threshold" not in ftl):
+    flows = flows if isinstance(flows, list) else []
+    read_fractions = [_number(f.get("read_fraction", 0.0)) for f in flows if isinstance(f, dict)]
+    writes = any(r is not None and r < 1.0 for r in read_fractions)
+    spare = _number(ftl.get("over_provisioning", 0.07))
+    threshold = _number(ftl.get("gc_threshold", 0.05))
+    defaulted = "over_provisioning" not in ftl or "gc_threshold" not in ftl
+    # A value that is not a number is the run's to refuse, with its field named: no note.
+    if writes and defaulted and spare is not None and threshold is not None:
         notes.append(
             "GC reserve by default: "
-            f"{ftl.get('over_provisioning', 0.07):.0%} of the flash is spare "
+            f"{spare:.0%} of the flash is spare "
             f"(ftl.over_provisioning) and GC starts when a plane's free blocks fall below "
-            f"{ftl.get('gc_threshold', 0.05):.0%} (ftl.gc_threshold)"
+            f"{threshold:.0%} (ftl.gc_threshold)"
         )
     return notes
+
+
+def _number(value: object) -> float | None:
+    """`value` if the config gave a number there (not a bool), else None."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)
 
 
 def latency_text(value: float | None) -> str:
