@@ -44,6 +44,14 @@ def test_set_with_an_unknown_key_blames_the_command_line(run_cli, write_config):
     assert str(path) not in line
 
 
+def test_set_with_a_bracketed_index_blames_the_command_line(run_cli, write_config):
+    path = write_config(small_config())
+    line = _error(run_cli("run", path, "--set", "flows[0].read_fraction=0.5"))
+    assert line.startswith("error: --set flows[0].read_fraction=0.5: flows[0]: unknown key")
+    assert "(--set writes an index with a dot: flows.0.read_fraction)" in line
+    assert str(path) not in line
+
+
 def test_unknown_value_suggests_the_closest(run_cli, write_config):
     path = write_config(small_config())
     line = _error(run_cli("run", path, "--set", "ftl.gc_policy=rgb"))

@@ -37,8 +37,13 @@ def explain(message: str, source: str | None, overrides: Iterable[str] = ()) -> 
     dotted = _dotted(path)
     for item in overrides:
         key = item.partition("=")[0].strip()
-        if key == dotted or dotted.startswith(key + "."):
-            return f"--set {item.strip()}: {path}: {reason}"
+        # The override set the value (or a table around it), or spelt the failing path itself
+        # (`--set flows[0].x=1` makes a key named `flows[0]`).
+        if key == dotted or dotted.startswith(key + ".") or key.startswith(path + "."):
+            hint = ""
+            if "[" in key:
+                hint = f" (--set writes an index with a dot: {_dotted(key)})"
+            return f"--set {item.strip()}: {path}: {reason}{hint}"
     if source is None:
         return f"{path}: {reason}"
     line = _line_of(Path(source), dotted)
