@@ -8,6 +8,12 @@ import pytest
 import ssdlab
 
 
+def python(code: str) -> str:
+    """What `code` prints in a fresh interpreter (nothing imported before it)."""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return out.stdout
+
+
 def test_import_ssdlab_leaves_the_heavy_modules_unloaded():
     code = (
         "import sys, ssdlab\n"
@@ -15,8 +21,7 @@ def test_import_ssdlab_leaves_the_heavy_modules_unloaded():
         " 'ssdlab.report', 'matplotlib', 'pandas') if m in sys.modules]\n"
         "print(','.join(heavy))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == ""
+    assert python(code).strip() == ""
 
 
 @pytest.mark.parametrize("name", ssdlab.__all__)
@@ -49,5 +54,4 @@ def test_a_function_named_as_its_submodule_stays_the_function():
         "print(callable(ssdlab.analytic), callable(ssdlab.compare),"
         " isinstance(ssdlab.analytic, types.ModuleType), AnalyticModel.__name__)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["True", "True", "False", "AnalyticModel"]
+    assert python(code).split() == ["True", "True", "False", "AnalyticModel"]

@@ -119,8 +119,6 @@ impl Geometry {
         self.logical_pages * self.sectors_per_page
     }
 
-    /// The plane a logical page is striped to by the static allocation order.
-    #[inline]
     /// The residue (logical page modulo planes) whose pages static allocation puts on each
     /// plane, when each plane has exactly one (every allocation order does: the residue's
     /// digits are the plane's channel, way, die and plane).
@@ -134,12 +132,22 @@ impl Geometry {
         residue.iter().all(|&r| r != u32::MAX).then_some(residue)
     }
 
+    /// The planes of logical pages `from`, `from + 1`, ... in turn, by static allocation: one
+    /// division for the whole walk, not one per page (fills and steady-state placement walk
+    /// hundreds of millions of consecutive pages).
+    #[inline]
+    pub fn planes_from(&self, from: u64) -> PlanesFrom<'_> {
+        PlanesFrom { table: &self.plane_by_residue, residue: (from % self.planes as u64) as usize }
+    }
+
     /// The plane of the logical pages of residue `residue` (modulo the planes).
     #[inline]
     pub fn plane_of_residue(&self, residue: u32) -> u32 {
         self.plane_by_residue[residue as usize]
     }
 
+    /// The plane a logical page is striped to by the static allocation order.
+    #[inline]
     pub fn plane_of_lpa(&self, lpa: u64) -> u32 {
         self.plane_by_residue[(lpa % self.planes as u64) as usize]
     }
@@ -275,6 +283,34 @@ pub fn parse_allocation(text: &str) -> Result<[Level; 4], ConfigError> {
         order[i] = level;
     }
     Ok(order)
+}
+
+/// The first number at or after `from` that leaves `residue` modulo `modulus`: the first
+/// logical page of a plane's residue in a range of pages.
+#[inline]
+pub fn first_of_residue(from: u64, residue: u64, modulus: u64) -> u64 {
+    from + (residue + modulus - from % modulus) % modulus
+}
+
+/// [`Geometry::planes_from`]'s walk: the residue kept as a counter (a chained, cycled slice
+/// iterator measured 13 % more instructions over a 512 GiB fill).
+pub struct PlanesFrom<'a> {
+    table: &'a [u32],
+    residue: usize,
+}
+
+impl Iterator for PlanesFrom<'_> {
+    type Item = u32;
+
+    #[inline]
+    fn next(&mut self) -> Option<u32> {
+        let plane = self.table[self.residue];
+        self.residue += 1;
+        if self.residue == self.table.len() {
+            self.residue = 0;
+        }
+        Some(plane)
+    }
 }
 
 #[cfg(test)]

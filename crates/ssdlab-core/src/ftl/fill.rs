@@ -10,6 +10,7 @@
 use super::blocks::Stream;
 use super::mapping::UNMAPPED;
 use super::Ftl;
+use crate::config::geometry::first_of_residue;
 use crate::config::FillLayout;
 
 impl Ftl {
@@ -49,13 +50,12 @@ impl Ftl {
         // Under static allocation over the whole device the plane follows `lpa % planes`, which
         // a counter tracks without dividing (translation pages take the general path).
         let by_residue = self.placement.is_whole_device() && lpas.end <= g.logical_pages;
-        let residue_planes: Vec<u32> =
-            if by_residue { (0..planes as u64).map(|r| g.plane_of_lpa(r)).collect() } else { Vec::new() };
         let mut left = vec![0u32; planes];
         if by_residue {
             // Logical pages below `x` of residue `r`.
             let below = |x: u64, r: u64| x / planes as u64 + u64::from(r < x % planes as u64);
-            for (r, &plane) in residue_planes.iter().enumerate() {
+            for r in 0..planes as u32 {
+                let plane = g.plane_of_residue(r);
                 left[plane as usize] += (below(lpas.end, r as u64) - below(lpas.start, r as u64)) as u32;
             }
         } else {
@@ -66,17 +66,11 @@ impl Ftl {
         // Per plane: the next page of its current run and the pages the run has left.
         let mut next = vec![0u32; planes];
         let mut run = vec![0u32; planes];
-        let mut residue = (lpas.start % planes as u64) as usize;
+        let mut planes_of = by_residue.then(|| g.planes_from(lpas.start));
         for lpa in lpas {
-            let plane = if by_residue {
-                let plane = residue_planes[residue];
-                residue += 1;
-                if residue == planes {
-                    residue = 0;
-                }
-                plane
-            } else {
-                self.home_plane(lpa)
+            let plane = match &mut planes_of {
+                Some(walk) => walk.next().expect("the walk cycles"),
+                None => self.home_plane(lpa),
             } as usize;
             if run[plane] == 0 {
                 let (first, pages, _) = self.blocks.allocate_run(plane as u32, Stream::USER, left[plane], 0);
@@ -134,13 +128,7 @@ impl Ftl {
         // forward table is written in logical order (a counter tracks the plane), then each
         // plane's reverse entries in physical order.
         let start = placed.to_vec();
-        let mut residue = (lpas.start % planes as u64) as u32;
-        for lpa in lpas.clone() {
-            let plane = g.plane_of_residue(residue);
-            residue += 1;
-            if residue == planes as u32 {
-                residue = 0;
-            }
+        for (lpa, plane) in lpas.clone().zip(g.planes_from(lpas.start)) {
             let k = placed[plane as usize];
             placed[plane as usize] += 1;
             self.map.place_forward(lpa as u32, ppa_of(plane, k) as u32);
@@ -149,7 +137,7 @@ impl Ftl {
             let plane = g.plane_of_residue(r as u32);
             let (k0, k1) = (start[plane as usize], placed[plane as usize]);
             // The range's first page of residue r is the plane's page k0.
-            let first_lpa = lpas.start + (r + planes as u64 - lpas.start % planes as u64) % planes as u64;
+            let first_lpa = first_of_residue(lpas.start, r, planes as u64);
             for j in 0..used_blocks.min(k1) {
                 // Page i of used block j is the plane's page k = i * used_blocks + j.
                 let mut k = j + k0.saturating_sub(j).div_ceil(used_blocks) * used_blocks;

@@ -50,6 +50,20 @@ fn advise_huge_pages(table: &[u32]) {
 /// ([`PageMap::prefetch_owner`]): far enough for the read to arrive, near enough to stay cached.
 pub const OWNER_PREFETCH_PAGES: u32 = 8;
 
+/// Asks the CPU to bring a table entry into its caches (none: an index past the table).
+#[inline]
+fn prefetch(entry: Option<&u32>) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(entry) = entry {
+        // SAFETY: a prefetch never faults and has no effect but on the caches.
+        unsafe {
+            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((entry as *const u32).cast());
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = entry;
+}
+
 /// A stored entry (value + 1, 0 for none) as the value, `UNMAPPED` for none.
 #[inline]
 fn decode(stored: u32) -> u32 {
@@ -123,15 +137,7 @@ impl PageMap {
     /// nothing is read or changed, and a page past the table is ignored.
     #[inline]
     pub fn prefetch_lookup(&self, lpa: u64) {
-        #[cfg(target_arch = "x86_64")]
-        if let Some(entry) = self.l2p.get(lpa as usize) {
-            // SAFETY: a prefetch never faults and has no effect but on the caches.
-            unsafe {
-                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((entry as *const u32).cast());
-            }
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = lpa;
+        prefetch(self.l2p.get(lpa as usize));
     }
 
     /// Asks the CPU to bring `ppa`'s reverse entry into its caches ahead of a [`Self::remap`]
@@ -140,15 +146,7 @@ impl PageMap {
     /// store is a cache miss on its own unless asked for a few pages ahead. A hint only.
     #[inline]
     pub fn prefetch_reverse(&self, ppa: u32) {
-        #[cfg(target_arch = "x86_64")]
-        if let Some(entry) = self.p2l.get(ppa as usize) {
-            // SAFETY: a prefetch never faults and has no effect but on the caches.
-            unsafe {
-                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((entry as *const u32).cast());
-            }
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = ppa;
+        prefetch(self.p2l.get(ppa as usize));
     }
 
     /// Points `lpa` at `ppa`; returns the physical page it left (now invalid), if any.

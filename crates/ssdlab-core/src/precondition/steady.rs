@@ -12,6 +12,7 @@
 use rustc_hash::FxHashMap;
 
 use super::{FlowModel, PageSet, WriteDist};
+use crate::config::geometry::first_of_residue;
 use crate::config::{AddressDomains, Config, PreconditionMode};
 use crate::engine::RandomStream;
 use crate::flash::Geometry;
@@ -229,14 +230,8 @@ fn place_by_plane(
     match &walk.runs {
         Some(runs) => {
             for &(first, end) in runs {
-                // The residue kept as a counter: no division per page.
-                let mut residue = (first % planes as u64) as u32;
-                for lpa in first..end {
-                    place_forward(lpa, g.plane_of_residue(residue) as usize);
-                    residue += 1;
-                    if residue == planes as u32 {
-                        residue = 0;
-                    }
+                for (lpa, plane) in (first..end).zip(g.planes_from(first)) {
+                    place_forward(lpa, plane as usize);
                 }
             }
         }
@@ -274,7 +269,7 @@ impl<'a> ByResidue<'a> {
     /// The first page of `[first, end)` of `plane`'s residue (may be `end` or past it).
     #[inline]
     fn first_of_plane(&self, plane: usize, first: u64) -> u64 {
-        first + (self.residue[plane] as u64 + self.step - first % self.step) % self.step
+        first_of_residue(first, self.residue[plane] as u64, self.step)
     }
 
     /// Calls `f` with each mapped page of `plane`, in increasing order.
