@@ -84,7 +84,7 @@ impl Stream {
 
 /// One plane's block state, block ids relative to the plane (see [`BlockManager::export_plane`]):
 /// how steady-state preconditioning copies an aged sample plane to every plane.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PlaneImage {
     pub state: Vec<BlockState>,
     pub valid: Vec<u16>,

@@ -63,15 +63,23 @@ impl Ftl {
                 left[self.home_plane(lpa) as usize] += 1;
             }
         }
+        if by_residue {
+            self.fill_packed_by_residue(lpas, &left);
+        } else {
+            self.fill_packed_in_turn(lpas, left);
+        }
+    }
+
+    /// [`Self::fill_packed`]'s general path: each page in logical order, its plane asked of
+    /// [`Self::home_plane`], both tables written together. `left` holds the pages each plane
+    /// takes.
+    fn fill_packed_in_turn(&mut self, lpas: std::ops::Range<u64>, mut left: Vec<u32>) {
+        let planes = self.geometry.planes as usize;
         // Per plane: the next page of its current run and the pages the run has left.
         let mut next = vec![0u32; planes];
         let mut run = vec![0u32; planes];
-        let mut planes_of = by_residue.then(|| g.planes_from(lpas.start));
         for lpa in lpas {
-            let plane = match &mut planes_of {
-                Some(walk) => walk.next().expect("the walk cycles"),
-                None => self.home_plane(lpa),
-            } as usize;
+            let plane = self.home_plane(lpa) as usize;
             if run[plane] == 0 {
                 let (first, pages, _) = self.blocks.allocate_run(plane as u32, Stream::USER, left[plane], 0);
                 (next[plane], run[plane]) = (first, pages);
@@ -80,6 +88,52 @@ impl Ftl {
             self.map.remap(lpa as u32, next[plane]);
             next[plane] += 1;
             run[plane] -= 1;
+        }
+    }
+
+    /// [`Self::fill_packed`] under static allocation over the whole device, where plane p takes
+    /// the range's pages of its residue, in order. Written in logical order, the reverse table
+    /// takes one store per plane in turn, a hundred and more interleaved streams that stall on
+    /// their cache misses (70 % of the fill's time in a perf profile of the 512 GiB drive), so
+    /// each plane's runs are taken first (the same blocks in the same order: planes allocate
+    /// independently), then the forward table is written in logical order and each plane's
+    /// reverse entries in physical order.
+    fn fill_packed_by_residue(&mut self, lpas: std::ops::Range<u64>, left: &[u32]) {
+        let g = &self.geometry;
+        let planes = g.planes as usize;
+        // Each plane's runs (first page, pages), in allocation order.
+        let mut runs: Vec<Vec<(u32, u32)>> = vec![Vec::new(); planes];
+        for (plane, (&pages, runs)) in left.iter().zip(&mut runs).enumerate() {
+            let mut left = pages;
+            while left > 0 {
+                let (first, pages, _) = self.blocks.allocate_run(plane as u32, Stream::USER, left, 0);
+                runs.push((first, pages));
+                left -= pages;
+            }
+        }
+        // Per plane: the run it is in, the next page of that run and the pages it has left.
+        let mut at = vec![0usize; planes];
+        let mut next = vec![0u32; planes];
+        let mut run = vec![0u32; planes];
+        for (lpa, plane) in lpas.clone().zip(g.planes_from(lpas.start)) {
+            let plane = plane as usize;
+            if run[plane] == 0 {
+                (next[plane], run[plane]) = runs[plane][at[plane]];
+                at[plane] += 1;
+            }
+            self.map.place_forward(lpa as u32, next[plane]);
+            next[plane] += 1;
+            run[plane] -= 1;
+        }
+        for r in 0..planes as u64 {
+            let plane = g.plane_of_residue(r as u32) as usize;
+            let mut lpa = first_of_residue(lpas.start, r, planes as u64);
+            for &(first, pages) in &runs[plane] {
+                for ppa in first..first + pages {
+                    self.map.place_reverse(ppa, lpa as u32);
+                    lpa += planes as u64;
+                }
+            }
         }
     }
 
@@ -158,6 +212,62 @@ impl Ftl {
             let valid: Vec<u16> =
                 (0..used_blocks).map(|j| (n / used_blocks + u64::from(j < n % used_blocks)) as u16).collect();
             self.blocks.place_full_blocks(plane, &valid);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+    use crate::flash::Geometry;
+    use crate::ftl::placement::Placement;
+
+    /// An empty FTL with no preconditioning (allocation order `order`).
+    fn empty(order: &str) -> Ftl {
+        let text = format!(
+            "[ftl]\nideal_mapping = true\nover_provisioning = 0.25\nallocation = \"{order}\"\n\
+             [flash]\nchannels = 3\nchips_per_channel = 2\ndies_per_chip = 1\nplanes_per_die = 2\nblocks_per_plane = 32\npages_per_block = 16\npage_size = \"4KiB\"\n\
+             [precondition]\nmode = \"none\"\n[[flows]]\nqueue_depth = 1\nrequests = 1\n"
+        );
+        let config = Config::from_toml_str(&text).unwrap();
+        let geometry = Geometry::new(&config);
+        let placement = Placement::new(&config, &geometry).unwrap();
+        Ftl::new(&config, geometry, placement).unwrap()
+    }
+
+    /// The pages each plane takes of `lpas`, by asking every page's plane.
+    fn pages_per_plane(ftl: &Ftl, lpas: std::ops::Range<u64>) -> Vec<u32> {
+        let mut left = vec![0u32; ftl.geometry.planes as usize];
+        lpas.for_each(|lpa| left[ftl.home_plane(lpa) as usize] += 1);
+        left
+    }
+
+    #[test]
+    fn packed_fill_by_residue_leaves_the_tables_and_blocks_page_by_page_placement_does() {
+        for order in ["CWDP", "PDWC", "WCDP", "DPCW"] {
+            let logical = empty(order).geometry.logical_pages;
+            // Ranges that start and end mid-stripe and mid-block, one of a single page.
+            for lpas in [0..logical, 5..logical * 3 / 5 + 7, 13..14, 0..logical / 2] {
+                let (mut in_turn, mut by_residue) = (empty(order), empty(order));
+                let left = pages_per_plane(&in_turn, lpas.clone());
+                in_turn.fill_packed_in_turn(lpas.clone(), left.clone());
+                by_residue.fill_packed_by_residue(lpas.clone(), &left);
+                let what = format!("{order} {lpas:?}");
+                for lpa in 0..logical as u32 {
+                    assert_eq!(in_turn.map.lookup(lpa), by_residue.map.lookup(lpa), "{what}: lpa {lpa}");
+                }
+                let physical = in_turn.geometry.planes as u32 * 32 * 16;
+                for ppa in 0..physical {
+                    assert_eq!(in_turn.map.owner(ppa), by_residue.map.owner(ppa), "{what}: ppa {ppa}");
+                }
+                assert_eq!(in_turn.map.mapped_pages(), lpas.end - lpas.start, "{what}");
+                assert_eq!(by_residue.map.mapped_pages(), lpas.end - lpas.start, "{what}");
+                for plane in 0..in_turn.geometry.planes {
+                    assert_eq!(in_turn.blocks.export_plane(plane), by_residue.blocks.export_plane(plane), "{what}");
+                }
+                by_residue.map.check_agreement().unwrap_or_else(|e| panic!("{what}: {e}"));
+            }
         }
     }
 }
