@@ -257,7 +257,7 @@ mod tests {
                 for lpa in 0..logical as u32 {
                     assert_eq!(in_turn.map.lookup(lpa), by_residue.map.lookup(lpa), "{what}: lpa {lpa}");
                 }
-                let physical = in_turn.geometry.planes as u32 * 32 * 16;
+                let physical = in_turn.geometry.planes * 32 * 16;
                 for ppa in 0..physical {
                     assert_eq!(in_turn.map.owner(ppa), by_residue.map.owner(ppa), "{what}: ppa {ppa}");
                 }
