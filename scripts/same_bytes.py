@@ -12,8 +12,11 @@ results.json compared is the file users get). A case that fails on one build mus
 way on the other (same exit status). `--requests N` caps every flow (the full examples take a few
 minutes on two cores); `--jobs` runs cases side by side; `--new-keys model,config.flash.b` drops
 keys (dotted paths in results.json) that the new build adds (a feature's new record of its
-settings, at their old behaviour), so that everything else must still match. Exit status 1
-when anything differs.
+settings, at their old behaviour), so that everything else must still match. `--after-set
+KEY=VALUE` (repeatable) runs the new build with an override that must not change results (for
+example `ftl.map_addresses="in-plane"`, a representation); a case whose new build refuses the
+override (exit 2 naming its key) is counted as not applicable. Exit status 1 when anything
+differs.
 """
 
 from __future__ import annotations
@@ -101,15 +104,27 @@ def without_new_keys(results: dict[str, object]) -> dict[str, object]:
     return results
 
 
-def run(case: Case, package_dir: Path, out: Path) -> tuple[int, str]:
+#: Overrides of the new build's runs only (`--after-set`).
+AFTER_SETS: list[str] = []
+
+#: What `compare` returns for a case whose new build refused an `--after-set` override.
+NOT_APPLICABLE = "not applicable"
+
+
+def run(case: Case, package_dir: Path, out: Path, extra: tuple[str, ...] = ()) -> tuple[int, str]:
     """Runs the case on the build in `package_dir`; returns (exit status, normalised results)."""
     env = dict(os.environ, PYTHONPATH=str(package_dir.resolve()))
     command = [sys.executable, "-m", "ssdlab", "run", str(case.config), "--out", str(out)]
-    for s in case.overrides:
+    for s in case.overrides + extra:
         command += ["--set", s]
     done = subprocess.run(
         command, env=env, capture_output=True, text=True, timeout=3600, stdin=subprocess.DEVNULL
     )
+    refused = done.returncode == 2 and any(
+        s.split("=")[0] in done.stdout + done.stderr for s in extra
+    )
+    if refused:
+        return done.returncode, NOT_APPLICABLE
     path = out / "results.json"
     if not path.exists():
         return done.returncode, ""
@@ -121,7 +136,9 @@ def compare(case: Case, before: Path, after: Path, scratch: Path) -> str | None:
     """None when both builds give the same bytes, else what differs."""
     tag = case.name.replace("/", "_").replace("#", "_")
     a = run(case, before, scratch / f"{tag}-before")
-    b = run(case, after, scratch / f"{tag}-after")
+    b = run(case, after, scratch / f"{tag}-after", tuple(AFTER_SETS))
+    if b[1] == NOT_APPLICABLE and a[0] == 0:
+        return NOT_APPLICABLE
     if a == b:
         return None
     if a[0] != b[0]:
@@ -145,8 +162,15 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--only", default="", help="run only cases whose name contains this")
     parser.add_argument("--new-keys", default="", help="results.json keys the new build adds")
+    parser.add_argument(
+        "--after-set",
+        action="append",
+        default=[],
+        help="override for the new build's runs only (repeatable)",
+    )
     args = parser.parse_args()
     NEW_KEYS.extend(k for k in args.new_keys.split(",") if k)
+    AFTER_SETS.extend(args.after_set)
     selected = [c for c in cases(args.requests) if args.only in c.name]
     failures = 0
     with (
@@ -156,14 +180,23 @@ def main() -> int:
         futures = {
             pool.submit(compare, c, args.before, args.after, Path(scratch)): c for c in selected
         }
+        skipped = 0
         for future in concurrent.futures.as_completed(futures):
             case, problem = futures[future], future.result()
+            if problem == NOT_APPLICABLE:
+                skipped += 1
+                print(f"n/a     {case.name}: the new build refused {' '.join(AFTER_SETS)}")
+                continue
             failures += problem is not None
             print(
                 f"{'DIFFERS' if problem else 'same   '} {case.name}"
                 + (f": {problem}" if problem else "")
             )
-    print(f"{len(selected) - failures} of {len(selected)} cases give the same bytes")
+    ran = len(selected) - skipped
+    print(
+        f"{ran - failures} of {ran} cases give the same bytes"
+        + (f" ({skipped} refused the override)" if skipped else "")
+    )
     return 1 if failures else 0
 
 

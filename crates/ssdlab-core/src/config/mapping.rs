@@ -4,7 +4,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Config, ConfigError, FillLayout, PreconditionMode};
+use super::{AddressDomains, Config, ConfigError, FillLayout, HostInterface, MapAddresses, PreconditionMode};
 
 /// DRAM bytes per cached mapping entry (a 4-byte logical and a 4-byte physical page number):
 /// the CMT's unit, which `ftl.cmt_capacity` must hold at least one of.
@@ -122,6 +122,11 @@ pub fn validate_mapping(config: &Config) -> Result<(), ConfigError> {
             format!("applies to ftl.mapping = \"super_page\" only, not \"{}\"", family_name(ftl.mapping)),
         ));
     }
+    if ftl.map_addresses == MapAddresses::InPlane {
+        if let Some(why) = in_plane_refusal(config) {
+            return Err(ConfigError::new("ftl.map_addresses", format!("\"in-plane\" {why}")));
+        }
+    }
     if ftl.mapping == MappingFamily::Page {
         return Ok(());
     }
@@ -190,6 +195,54 @@ pub fn validate_mapping(config: &Config) -> Result<(), ConfigError> {
 }
 
 /// The name of a family as it is written in the configuration.
+/// `ftl.map_addresses = "auto"` takes in-plane addresses when the global tables would pass this
+/// (4 GiB: about 2 TiB of 16 KiB pages). Smaller drives keep global ones, whose lookups need no
+/// plane computed.
+pub const AUTO_IN_PLANE_BYTES: u64 = 4 << 30;
+
+/// Whether the page map stores in-plane addresses: `ftl.map_addresses`, `auto` deciding by
+/// where they apply and the global tables' size.
+pub fn uses_in_plane_addresses(config: &Config) -> bool {
+    match config.ftl.map_addresses {
+        MapAddresses::Global => false,
+        MapAddresses::InPlane => true,
+        MapAddresses::Auto => {
+            let g = crate::flash::Geometry::counts(config);
+            let global_bytes = (g.logical_pages + g.translation_pages + g.physical_pages) * 4;
+            global_bytes > AUTO_IN_PLANE_BYTES && in_plane_refusal(config).is_none()
+        }
+    }
+}
+
+/// Why in-plane map addresses cannot hold this configuration's placements, if they cannot:
+/// every page must stay on the plane static allocation over the whole device gives it, and a
+/// plane's pages must number below 2^24 (`Ftl::new` checks the built device the same way).
+pub fn in_plane_refusal(config: &Config) -> Option<String> {
+    let why = if config.ftl.mapping != MappingFamily::Page {
+        Some(format!("needs ftl.mapping = \"page\", not \"{}\"", family_name(config.ftl.mapping)))
+    } else if config.zns.is_some() {
+        Some("does not hold a zoned namespace's placement ([zns]); use \"global\"".to_string())
+    } else if config.host.interface == HostInterface::OpenChannel {
+        Some("does not hold an Open-Channel host's placement; use \"global\"".to_string())
+    } else if config.ftl.address_domains == AddressDomains::PerFlow {
+        Some("needs ftl.address_domains = \"shared\" (static allocation over the whole device)".to_string())
+    } else {
+        config.flows.iter().enumerate().find_map(|(i, f)| {
+            let lists = [("channels", &f.channels), ("chips", &f.chips), ("dies", &f.dies), ("planes", &f.planes)];
+            lists.iter().find(|(_, ids)| ids.is_some()).map(|(field, _)| {
+                format!("needs every flow striped over the whole device, and flows[{i}].{field} confines one; use \"global\"")
+            })
+        })
+    };
+    if why.is_some() {
+        return why;
+    }
+    let pages_per_plane = config.flash.blocks_per_plane as u64 * config.flash.pages_per_block as u64;
+    (pages_per_plane >= (1 << 24) - 1).then(|| {
+        format!("addresses a plane's pages in 24 bits, and a plane here has {pages_per_plane}; use \"global\"")
+    })
+}
+
 pub fn family_name(family: MappingFamily) -> &'static str {
     match family {
         MappingFamily::Page => "page",

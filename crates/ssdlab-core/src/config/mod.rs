@@ -626,6 +626,14 @@ pub struct FtlConfig {
     /// more GC than they free: write amplification runs away (649 on MQSim's default drive with
     /// a whole-drive random writer, issue 16). No effect with `ideal_mapping`.
     pub gc_map_updates: GcMapUpdates,
+    /// How the page-level mapping tables store addresses: `global` (4 bytes per logical and per
+    /// physical page, any placement), `in-plane` (3 bytes each: the page within the plane that
+    /// static allocation over the whole device fixes for every logical page; needs page
+    /// mapping, no zones, no Open-Channel host and every flow striped over the whole device),
+    /// or `auto` (default): `in-plane` where it applies and the global tables would pass 4 GiB
+    /// (drives of about 2 TiB of 16 KiB pages and up), `global` otherwise. Results are the same
+    /// either way; only memory and speed differ (docs/limits.md).
+    pub map_addresses: MapAddresses,
     /// Fraction of a plane's blocks at or below which GC goes ahead of host writes, whether it is
     /// paced or preemptible: the floor where host writes finally wait.
     pub gc_hard_threshold: f64,
@@ -664,6 +672,16 @@ pub enum GcMapUpdates {
     #[default]
     Journal,
     Cached,
+}
+
+/// See [`FtlConfig::map_addresses`].
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum MapAddresses {
+    #[default]
+    Auto,
+    Global,
+    InPlane,
 }
 
 /// See [`FtlConfig::translation_write_back`].
@@ -724,6 +742,7 @@ impl Default for FtlConfig {
             gc_hard_threshold: 0.005,
             gc_pacing: None,
             gc_map_updates: GcMapUpdates::Journal,
+            map_addresses: MapAddresses::Auto,
             copyback: false,
             mapping: MappingFamily::Page,
             log_blocks_per_data_block: DEFAULT_LOG_BLOCKS_PER_DATA_BLOCK,

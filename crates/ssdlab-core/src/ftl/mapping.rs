@@ -1,7 +1,9 @@
 //! Page-level address translation: logical page (LPA) to physical page (PPA) and back.
 //!
 //! Both directions are flat `u32` arrays (4 bytes per logical page and 4 per physical page), which
-//! keeps a 512 GiB device's tables near 512 MiB. Validity is not stored separately: a physical
+//! keeps a 512 GiB device's tables near 512 MiB; where static allocation fixes every page's
+//! plane, the drive is large and `ftl.map_addresses` allows, 3-byte in-plane addresses
+//! ([`super::in_plane`]) store 6 bytes per page instead. Validity is not stored separately: a physical
 //! page is valid exactly when the forward map points back at it, so the two maps can never
 //! disagree about which copy of a page is current.
 //!
@@ -13,15 +15,33 @@
 //! once something is mapped in it. A fresh 512 GiB drive's half-gigabyte of tables is then not
 //! written at start (issue 18: start in milliseconds, not a memset of the whole map).
 
+use super::in_plane::InPlane;
+
 pub const UNMAPPED: u32 = u32::MAX;
 
 pub struct PageMap {
-    /// Physical page + 1 of each logical page (0: unmapped).
-    l2p: Vec<u32>,
-    /// Logical page + 1 last written to each physical page (0: none since its erase).
-    p2l: Vec<u32>,
+    tables: Tables,
     /// Logical pages mapped now (counted, so that asking does not read the whole table).
     mapped: u64,
+}
+
+/// How the two tables store their addresses; the results are the same either way.
+enum Tables {
+    /// Device-wide addresses, 4 bytes each: `l2p` holds the physical page + 1 of each logical
+    /// page (0: unmapped), `p2l` the logical page + 1 last written to each physical page (0:
+    /// none since its erase).
+    Global { l2p: Vec<u32>, p2l: Vec<u32> },
+    /// In-plane addresses, 3 bytes each.
+    InPlane(InPlane),
+}
+
+/// Where static allocation puts each logical page, for in-plane addresses: the plane of each
+/// residue modulo the plane count and the physical pages per plane (the planes hold consecutive
+/// ranges of them).
+pub struct StaticPlanes {
+    pub plane_of_residue: Vec<u32>,
+    pub residue_of_plane: Vec<u32>,
+    pub pages_per_plane: u32,
 }
 
 /// Asks the kernel to back a large table with transparent huge pages (2 MiB) where it allows
@@ -29,7 +49,7 @@ pub struct PageMap {
 /// default): a random lookup in a half-gigabyte table then misses the TLB far less often, and
 /// filling it takes one page fault per 2 MiB instead of one per 4 KiB. Pages are still taken
 /// only when first touched. Advice only: where it is refused nothing changes.
-fn advise_huge_pages(table: &[u32]) {
+fn advise_huge_pages<T>(table: &[T]) {
     #[cfg(target_os = "linux")]
     {
         const HUGE: usize = 2 << 20;
@@ -52,12 +72,12 @@ pub const OWNER_PREFETCH_PAGES: u32 = 8;
 
 /// Asks the CPU to bring a table entry into its caches (none: an index past the table).
 #[inline]
-fn prefetch(entry: Option<&u32>) {
+fn prefetch<T>(entry: Option<&T>) {
     #[cfg(target_arch = "x86_64")]
     if let Some(entry) = entry {
         // SAFETY: a prefetch never faults and has no effect but on the caches.
         unsafe {
-            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((entry as *const u32).cast());
+            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((entry as *const T).cast());
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
@@ -70,20 +90,24 @@ fn decode(stored: u32) -> u32 {
     stored.wrapping_sub(1)
 }
 
+/// The message when the tables' memory is refused.
+fn refused(logical_pages: u64, physical_pages: u64, bytes_per_entry: u64) -> String {
+    format!(
+        "the mapping tables need {:.1} GiB ({} logical + {} physical pages x {bytes_per_entry} B) and that memory could not be allocated",
+        ((logical_pages + physical_pages) * bytes_per_entry) as f64 / (1u64 << 30) as f64,
+        logical_pages,
+        physical_pages
+    )
+}
+
 impl PageMap {
-    /// Allocates both tables, or says how much memory they needed if the machine refused.
+    /// Allocates both tables in device-wide addresses, or says how much memory they needed if
+    /// the machine refused.
     pub fn new(logical_pages: u64, physical_pages: u64) -> Result<Self, String> {
         let table = |n: u64, huge: bool| -> Result<Vec<u32>, String> {
             // Ask first, to name the tables if the memory is refused; then take it zeroed,
             // which the allocator gets from the operating system untouched.
-            Vec::<u32>::new().try_reserve_exact(n as usize).map_err(|_| {
-                format!(
-                    "the mapping tables need {:.1} GiB ({} logical + {} physical pages x 4 B) and that memory could not be allocated",
-                    ((logical_pages + physical_pages) * 4) as f64 / (1u64 << 30) as f64,
-                    logical_pages,
-                    physical_pages
-                )
-            })?;
+            Vec::<u32>::new().try_reserve_exact(n as usize).map_err(|_| refused(logical_pages, physical_pages, 4))?;
             let table = vec![0u32; n as usize];
             if huge {
                 advise_huge_pages(&table);
@@ -98,26 +122,57 @@ impl PageMap {
         // MiB pages measured 2-4x slower than 4 KiB ones (8 GiB: 6-13 s against 3.5 s), and a
         // 16 TiB steady state took 30 s with both tables advised against 20.5-23.8 s with the
         // forward one only (random reads and writes: the same within noise).
-        Ok(Self { l2p: table(logical_pages, true)?, p2l: table(physical_pages, false)?, mapped: 0 })
+        let tables = Tables::Global { l2p: table(logical_pages, true)?, p2l: table(physical_pages, false)? };
+        Ok(Self { tables, mapped: 0 })
+    }
+
+    /// Allocates both tables in 3-byte in-plane addresses ([`super::in_plane`]); every page
+    /// must then be placed on the plane `planes` gives it. Fails if the drive's planes or
+    /// logical space are too large for 24 bits, or the memory is refused.
+    pub fn in_plane(logical_pages: u64, physical_pages: u64, planes: StaticPlanes) -> Result<Self, String> {
+        let StaticPlanes { plane_of_residue, residue_of_plane, pages_per_plane } = planes;
+        let tables = InPlane::new(logical_pages, physical_pages, pages_per_plane, plane_of_residue, residue_of_plane)?
+            .ok_or_else(|| refused(logical_pages, physical_pages, 3))?;
+        advise_huge_pages(tables.forward_bytes());
+        Ok(Self { tables: Tables::InPlane(tables), mapped: 0 })
+    }
+
+    /// Bytes each logical and each physical page costs in the tables (4, or 3 in-plane).
+    pub fn bytes_per_entry(&self) -> u32 {
+        match self.tables {
+            Tables::Global { .. } => 4,
+            Tables::InPlane(_) => 3,
+        }
     }
 
     /// The current physical page of `lpa`, or `UNMAPPED` if it was never written.
     #[inline]
     pub fn lookup(&self, lpa: u32) -> u32 {
-        decode(self.l2p[lpa as usize])
+        match &self.tables {
+            Tables::Global { l2p, .. } => decode(l2p[lpa as usize]),
+            Tables::InPlane(t) => t.lookup(lpa),
+        }
     }
 
     /// The logical page last written to `ppa` (it may be stale: check [`Self::is_valid`]), or
     /// `UNMAPPED` if nothing was written there since its erase.
     #[inline]
     pub fn owner(&self, ppa: u32) -> u32 {
-        decode(self.p2l[ppa as usize])
+        match &self.tables {
+            Tables::Global { p2l, .. } => decode(p2l[ppa as usize]),
+            Tables::InPlane(t) => t.owner(ppa),
+        }
     }
 
     #[inline]
     pub fn is_valid(&self, ppa: u32) -> bool {
-        let lpa = self.owner(ppa);
-        lpa != UNMAPPED && self.l2p[lpa as usize] == ppa + 1
+        match &self.tables {
+            Tables::Global { l2p, p2l } => {
+                let lpa = decode(p2l[ppa as usize]);
+                lpa != UNMAPPED && l2p[lpa as usize] == ppa + 1
+            }
+            Tables::InPlane(t) => t.is_valid(ppa),
+        }
     }
 
     /// Asks the CPU to bring the forward entry of `ppa`'s owner into its caches, ahead of an
@@ -127,8 +182,17 @@ impl PageMap {
     /// check comes. A hint only: nothing is read or changed.
     #[inline]
     pub fn prefetch_owner(&self, ppa: u32) {
-        if let Some(&stored) = self.p2l.get(ppa as usize) {
-            self.prefetch_lookup(decode(stored) as u64);
+        match &self.tables {
+            Tables::Global { l2p, p2l } => {
+                if let Some(&stored) = p2l.get(ppa as usize) {
+                    prefetch(l2p.get(decode(stored) as usize));
+                }
+            }
+            Tables::InPlane(t) => {
+                if let Some(lpa) = t.owner_of_stored(ppa) {
+                    prefetch(t.forward_entry(lpa as u64));
+                }
+            }
         }
     }
 
@@ -137,7 +201,10 @@ impl PageMap {
     /// nothing is read or changed, and a page past the table is ignored.
     #[inline]
     pub fn prefetch_lookup(&self, lpa: u64) {
-        prefetch(self.l2p.get(lpa as usize));
+        match &self.tables {
+            Tables::Global { l2p, .. } => prefetch(l2p.get(lpa as usize)),
+            Tables::InPlane(t) => prefetch(t.forward_entry(lpa)),
+        }
     }
 
     /// Asks the CPU to bring `ppa`'s reverse entry into its caches ahead of a [`Self::remap`]
@@ -146,14 +213,23 @@ impl PageMap {
     /// store is a cache miss on its own unless asked for a few pages ahead. A hint only.
     #[inline]
     pub fn prefetch_reverse(&self, ppa: u32) {
-        prefetch(self.p2l.get(ppa as usize));
+        match &self.tables {
+            Tables::Global { p2l, .. } => prefetch(p2l.get(ppa as usize)),
+            Tables::InPlane(t) => prefetch(t.reverse_entry(ppa)),
+        }
     }
 
     /// Points `lpa` at `ppa`; returns the physical page it left (now invalid), if any.
     #[inline]
     pub fn remap(&mut self, lpa: u32, ppa: u32) -> Option<u32> {
-        let old = decode(std::mem::replace(&mut self.l2p[lpa as usize], ppa + 1));
-        self.p2l[ppa as usize] = lpa + 1;
+        let old = match &mut self.tables {
+            Tables::Global { l2p, p2l } => {
+                let old = decode(std::mem::replace(&mut l2p[lpa as usize], ppa + 1));
+                p2l[ppa as usize] = lpa + 1;
+                old
+            }
+            Tables::InPlane(t) => t.remap(lpa, ppa),
+        };
         self.mapped += (old == UNMAPPED) as u64;
         (old != UNMAPPED).then_some(old)
     }
@@ -164,7 +240,10 @@ impl PageMap {
     /// disagree, and nothing may look at them).
     #[inline]
     pub fn place_forward(&mut self, lpa: u32, ppa: u32) {
-        let old = std::mem::replace(&mut self.l2p[lpa as usize], ppa + 1);
+        let old = match &mut self.tables {
+            Tables::Global { l2p, .. } => std::mem::replace(&mut l2p[lpa as usize], ppa + 1),
+            Tables::InPlane(t) => t.place_forward(lpa, ppa),
+        };
         debug_assert_eq!(old, 0, "lpa {lpa} placed twice");
         self.mapped += 1;
     }
@@ -172,25 +251,39 @@ impl PageMap {
     /// The other half of [`Self::place_forward`]: `ppa`'s owner is `lpa`.
     #[inline]
     pub fn place_reverse(&mut self, ppa: u32, lpa: u32) {
-        self.p2l[ppa as usize] = lpa + 1;
+        match &mut self.tables {
+            Tables::Global { p2l, .. } => p2l[ppa as usize] = lpa + 1,
+            Tables::InPlane(t) => t.place_reverse(ppa, lpa),
+        }
     }
 
     /// Unmaps `lpa` (a trim); returns the physical page it left (now invalid), if any.
     #[inline]
     pub fn unmap(&mut self, lpa: u32) -> Option<u32> {
-        let old = decode(std::mem::replace(&mut self.l2p[lpa as usize], 0));
+        let old = match &mut self.tables {
+            Tables::Global { l2p, .. } => decode(std::mem::replace(&mut l2p[lpa as usize], 0)),
+            Tables::InPlane(t) => t.unmap(lpa),
+        };
         self.mapped -= (old != UNMAPPED) as u64;
         (old != UNMAPPED).then_some(old)
     }
 
     /// Forgets the owners of an erased block's pages.
     pub fn clear_physical(&mut self, first_ppa: u32, pages: u32) {
-        let start = first_ppa as usize;
-        self.p2l[start..start + pages as usize].fill(0);
+        match &mut self.tables {
+            Tables::Global { p2l, .. } => {
+                let start = first_ppa as usize;
+                p2l[start..start + pages as usize].fill(0);
+            }
+            Tables::InPlane(t) => t.clear_physical(first_ppa, pages),
+        }
     }
 
     pub fn logical_pages(&self) -> u64 {
-        self.l2p.len() as u64
+        match &self.tables {
+            Tables::Global { l2p, .. } => l2p.len() as u64,
+            Tables::InPlane(t) => t.logical_pages(),
+        }
     }
 
     pub fn mapped_pages(&self) -> u64 {
@@ -200,15 +293,16 @@ impl PageMap {
     /// Checks that every mapped logical page's physical page points back at it, and the count
     /// of mapped pages.
     pub fn check_agreement(&self) -> Result<(), String> {
-        let counted = self.l2p.iter().filter(|&&p| p != 0).count() as u64;
-        if counted != self.mapped {
-            return Err(format!("{counted} logical pages are mapped, the count says {}", self.mapped));
-        }
-        for (lpa, &stored) in self.l2p.iter().enumerate() {
-            let ppa = decode(stored);
-            if ppa != UNMAPPED && self.owner(ppa) != lpa as u32 {
+        let mut counted = 0u64;
+        for lpa in 0..self.logical_pages() as u32 {
+            let ppa = self.lookup(lpa);
+            counted += u64::from(ppa != UNMAPPED);
+            if ppa != UNMAPPED && self.owner(ppa) != lpa {
                 return Err(format!("lpa {lpa} maps to ppa {ppa}, whose reverse entry is {}", self.owner(ppa)));
             }
+        }
+        if counted != self.mapped {
+            return Err(format!("{counted} logical pages are mapped, the count says {}", self.mapped));
         }
         Ok(())
     }

@@ -8,6 +8,7 @@ pub mod cmt;
 pub mod fdp;
 mod fill;
 pub mod gc;
+mod in_plane;
 pub mod mapping;
 pub mod placement;
 pub mod super_page;
@@ -17,7 +18,7 @@ pub mod zones;
 
 use blocks::{BlockManager, Stream};
 use gc::VictimSelector;
-use mapping::{PageMap, UNMAPPED};
+use mapping::{PageMap, StaticPlanes, UNMAPPED};
 use placement::Placement;
 
 use crate::config::{Config, FillLayout, MappingFamily, PreconditionMode};
@@ -147,7 +148,7 @@ pub struct Ftl {
 impl Ftl {
     /// Builds the FTL state and places the initial data. Fails only if the tables cannot be allocated.
     pub fn new(config: &Config, geometry: Geometry, placement: Placement) -> Result<Self, String> {
-        let map = PageMap::new(geometry.logical_pages + geometry.translation_pages, geometry.physical_pages)?;
+        let map = Self::page_map(config, &geometry, &placement)?;
         let handles = config.ftl.fdp.as_ref().map_or(1, |f| f.reclaim_unit_handles);
         let slc_pages = config
             .flash
@@ -226,6 +227,34 @@ impl Ftl {
         }
         ftl.blocks.dynamic_wear_leveling = dynamic;
         Ok(ftl)
+    }
+
+    /// The mapping tables in the addresses `ftl.map_addresses` asks for
+    /// ([`crate::config::mapping::uses_in_plane_addresses`]).
+    fn page_map(config: &Config, g: &Geometry, placement: &Placement) -> Result<PageMap, String> {
+        let logical = g.logical_pages + g.translation_pages;
+        if !crate::config::mapping::uses_in_plane_addresses(config) {
+            return PageMap::new(logical, g.physical_pages);
+        }
+        // Validation refused what the configuration cannot hold; the built placement must agree.
+        if !placement.is_static_over(g) {
+            return Err("ftl.map_addresses: in-plane addresses need every flow striped over the whole device".into());
+        }
+        let planes = StaticPlanes {
+            plane_of_residue: (0..g.planes).map(|r| g.plane_of_residue(r)).collect(),
+            residue_of_plane: g
+                .residue_of_plane()
+                .ok_or("ftl.map_addresses: the allocation order gives a plane two residues")?,
+            pages_per_plane: g.blocks_per_plane * g.pages_per_block,
+        };
+        PageMap::in_plane(logical, g.physical_pages, planes)
+            .map_err(|why| format!("ftl.map_addresses = \"in-plane\": {why}"))
+    }
+
+    /// Bytes each logical and each physical page costs in the mapping tables (4, or 3 with
+    /// in-plane addresses).
+    pub fn map_bytes_per_entry(&self) -> u32 {
+        self.map.bytes_per_entry()
     }
 
     /// Where the initial copy of `lpa` lives: on its flow's planes when flows have their own

@@ -142,6 +142,18 @@ impl Placement {
         !self.per_flow_domains && self.confined_working_sets.is_empty()
     }
 
+    /// Whether static allocation over the whole device places every page, whoever writes it:
+    /// [`Self::is_whole_device`], and every flow striped over all the planes in the device's
+    /// order, so that a logical page's plane never depends on the flow (in-plane map addresses
+    /// rest on it).
+    pub fn is_static_over(&self, geometry: &Geometry) -> bool {
+        let planes = geometry.planes;
+        self.is_whole_device()
+            && self.tables.iter().all(|t| {
+                t.len() == planes as usize && (0..planes).all(|r| t[r as usize] == geometry.plane_of_residue(r))
+            })
+    }
+
     /// The flow whose data `lpa` holds: with per-flow domains the flow whose domain holds it;
     /// with a shared domain, the first flow confined to some channels, chips, dies or planes
     /// whose working set holds it (as MQSim preconditions each flow's slice on the flow's own

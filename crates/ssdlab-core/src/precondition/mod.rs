@@ -120,87 +120,104 @@ impl ValidHistogram {
     }
 }
 
-/// A set of logical pages as a bit map (the union of what the flows address).
+/// A set of logical pages (the union of what the flows address): its runs of consecutive
+/// pages while they are few, else a bit map. A preconditioned drive's data is usually a few
+/// runs (the occupied prefix, the flows' working sets, the translation pages), and a bit map of
+/// a 32 TiB drive's 2 G logical pages would take 250 MB, the margin between its steady state
+/// fitting 12 GiB or not (issue 18).
 pub struct PageSet {
-    words: Vec<u64>,
+    form: SetForm,
     pages: u64,
 }
 
+enum SetForm {
+    /// Maximal runs `[first, end)` of consecutive pages, in increasing order, none adjacent.
+    Runs(Vec<(u64, u64)>),
+    /// One bit per page.
+    Bits(Vec<u64>),
+}
+
+/// Past this many runs a set becomes a bit map (inserting into the middle of a long list of
+/// runs moves its tail).
+const MAX_SET_RUNS: usize = 4096;
+
 impl PageSet {
     pub fn new(pages: u64) -> Self {
-        Self { words: vec![0; pages.div_ceil(64) as usize], pages }
+        Self { form: SetForm::Runs(Vec::new()), pages }
     }
 
     pub fn insert_range(&mut self, first: u64, end: u64) {
         let end = end.min(self.pages);
-        let mut p = first;
-        while p < end {
-            if p.is_multiple_of(64) && p + 64 <= end {
-                self.words[(p / 64) as usize] = u64::MAX;
-                p += 64;
-            } else {
-                self.words[(p / 64) as usize] |= 1 << (p % 64);
-                p += 1;
+        if first >= end {
+            return;
+        }
+        match &mut self.form {
+            SetForm::Runs(runs) => {
+                // The runs that touch [first, end) (overlapping or adjacent) merge with it.
+                let lo = runs.partition_point(|&(_, e)| e < first);
+                let hi = runs.partition_point(|&(s, _)| s <= end);
+                if lo == hi {
+                    runs.insert(lo, (first, end));
+                } else {
+                    let merged = (runs[lo].0.min(first), runs[hi - 1].1.max(end));
+                    runs.splice(lo..hi, [merged]);
+                }
+                if runs.len() > MAX_SET_RUNS {
+                    self.become_bits();
+                }
+            }
+            SetForm::Bits(words) => {
+                let mut p = first;
+                while p < end {
+                    if p.is_multiple_of(64) && p + 64 <= end {
+                        words[(p / 64) as usize] = u64::MAX;
+                        p += 64;
+                    } else {
+                        words[(p / 64) as usize] |= 1 << (p % 64);
+                        p += 1;
+                    }
+                }
             }
         }
     }
 
+    /// Turns the runs into a bit map.
+    fn become_bits(&mut self) {
+        let SetForm::Runs(runs) = std::mem::replace(&mut self.form, SetForm::Bits(Vec::new())) else { return };
+        self.form = SetForm::Bits(vec![0; self.pages.div_ceil(64) as usize]);
+        for (first, end) in runs {
+            self.insert_range(first, end);
+        }
+    }
+
     pub fn insert(&mut self, page: u64) {
-        if page < self.pages {
-            self.words[(page / 64) as usize] |= 1 << (page % 64);
+        match &mut self.form {
+            SetForm::Bits(words) if page < self.pages => words[(page / 64) as usize] |= 1 << (page % 64),
+            SetForm::Bits(_) => {}
+            SetForm::Runs(_) => self.insert_range(page, page + 1),
         }
     }
 
     #[inline]
     pub fn contains(&self, page: u64) -> bool {
-        page < self.pages && self.words[(page / 64) as usize] & (1 << (page % 64)) != 0
+        match &self.form {
+            SetForm::Runs(runs) => {
+                let i = runs.partition_point(|&(_, e)| e <= page);
+                runs.get(i).is_some_and(|&(s, _)| s <= page)
+            }
+            SetForm::Bits(words) => page < self.pages && words[(page / 64) as usize] & (1 << (page % 64)) != 0,
+        }
     }
 
     /// The set as its maximal runs of consecutive pages, `[first, end)` in increasing order, or
-    /// `None` when it has more than `limit` of them. A preconditioned drive's data is usually a
-    /// few runs (the occupied prefix, the flows' working sets, translation pages), and walking
-    /// runs rather than testing every page's bit is what keeps a pass over a plane's pages
-    /// from reading the whole bit map once per plane.
+    /// `None` when it has more than `limit` of them. Walking runs rather than testing every
+    /// page's bit is what keeps a pass over a plane's pages from reading the whole set once
+    /// per plane.
     pub fn runs(&self, limit: usize) -> Option<Vec<(u64, u64)>> {
-        let mut runs = Vec::new();
-        let mut start: Option<u64> = None;
-        let close = |start: &mut Option<u64>, end: u64, runs: &mut Vec<(u64, u64)>| {
-            if let Some(first) = start.take() {
-                runs.push((first, end));
-            }
-        };
-        for (i, &word) in self.words.iter().enumerate() {
-            let base = i as u64 * 64;
-            match word {
-                0 => close(&mut start, base, &mut runs),
-                u64::MAX => {
-                    start.get_or_insert(base);
-                }
-                _ => {
-                    let mut bit = 0u32;
-                    while bit < 64 {
-                        // The bits from `bit` up; the shift fills the top with zeros.
-                        let rest = word >> bit;
-                        if start.is_some() {
-                            bit += rest.trailing_ones();
-                            if bit < 64 {
-                                close(&mut start, base + bit as u64, &mut runs);
-                            }
-                        } else if rest == 0 {
-                            bit = 64;
-                        } else {
-                            bit += rest.trailing_zeros();
-                            start = Some(base + bit as u64);
-                        }
-                    }
-                }
-            }
-            if runs.len() > limit {
-                return None;
-            }
+        match &self.form {
+            SetForm::Runs(runs) => (runs.len() <= limit).then(|| runs.clone()),
+            SetForm::Bits(words) => runs_of_bits(words, limit),
         }
-        close(&mut start, self.words.len() as u64 * 64, &mut runs);
-        (runs.len() <= limit).then_some(runs)
     }
 
     /// The pages the set can hold (one past the largest page it may contain).
@@ -209,29 +226,83 @@ impl PageSet {
     }
 
     pub fn len(&self) -> u64 {
-        self.words.iter().map(|w| w.count_ones() as u64).sum()
+        match &self.form {
+            SetForm::Runs(runs) => runs.iter().map(|&(s, e)| e - s).sum(),
+            SetForm::Bits(words) => words.iter().map(|w| w.count_ones() as u64).sum(),
+        }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.words.iter().all(|&w| w == 0)
+        match &self.form {
+            SetForm::Runs(runs) => runs.is_empty(),
+            SetForm::Bits(words) => words.iter().all(|&w| w == 0),
+        }
     }
 
     /// Calls `f` with every page in the set, in increasing order.
     #[inline]
     pub fn for_each(&self, mut f: impl FnMut(u64)) {
-        for (i, &word) in self.words.iter().enumerate() {
-            let mut w = word;
-            while w != 0 {
-                f(i as u64 * 64 + w.trailing_zeros() as u64);
-                w &= w - 1;
+        match &self.form {
+            SetForm::Runs(runs) => runs.iter().for_each(|&(s, e)| (s..e).for_each(&mut f)),
+            SetForm::Bits(words) => {
+                for (i, &word) in words.iter().enumerate() {
+                    let mut w = word;
+                    while w != 0 {
+                        f(i as u64 * 64 + w.trailing_zeros() as u64);
+                        w &= w - 1;
+                    }
+                }
             }
         }
     }
 }
 
+/// [`PageSet::runs`] of a bit map.
+fn runs_of_bits(words: &[u64], limit: usize) -> Option<Vec<(u64, u64)>> {
+    let mut runs = Vec::new();
+    let mut start: Option<u64> = None;
+    let close = |start: &mut Option<u64>, end: u64, runs: &mut Vec<(u64, u64)>| {
+        if let Some(first) = start.take() {
+            runs.push((first, end));
+        }
+    };
+    for (i, &word) in words.iter().enumerate() {
+        let base = i as u64 * 64;
+        match word {
+            0 => close(&mut start, base, &mut runs),
+            u64::MAX => {
+                start.get_or_insert(base);
+            }
+            _ => {
+                let mut bit = 0u32;
+                while bit < 64 {
+                    // The bits from `bit` up; the shift fills the top with zeros.
+                    let rest = word >> bit;
+                    if start.is_some() {
+                        bit += rest.trailing_ones();
+                        if bit < 64 {
+                            close(&mut start, base + bit as u64, &mut runs);
+                        }
+                    } else if rest == 0 {
+                        bit = 64;
+                    } else {
+                        bit += rest.trailing_zeros();
+                        start = Some(base + bit as u64);
+                    }
+                }
+            }
+        }
+        if runs.len() > limit {
+            return None;
+        }
+    }
+    close(&mut start, words.len() as u64 * 64, &mut runs);
+    (runs.len() <= limit).then_some(runs)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::PageSet;
+    use super::{PageSet, SetForm, MAX_SET_RUNS};
 
     /// The runs of `set` as `for_each` sees them, one page at a time.
     fn runs_by_page(set: &PageSet) -> Vec<(u64, u64)> {
@@ -259,6 +330,17 @@ mod tests {
                 sets.push(s);
             }
         }
+        // The same sets as bit maps: more than MAX_SET_RUNS single pages, then removed from
+        // consideration by building each set again after a forced conversion.
+        let mut as_bits = Vec::new();
+        for set in &sets {
+            let mut b = PageSet::new(set.pages);
+            b.become_bits();
+            set.for_each(|p| b.insert(p));
+            assert!(matches!(b.form, SetForm::Bits(_)));
+            as_bits.push(b);
+        }
+        sets.extend(as_bits);
         for set in &sets {
             let expected = runs_by_page(set);
             assert_eq!(set.runs(usize::MAX).unwrap(), expected, "{} pages", set.pages);
@@ -269,6 +351,30 @@ mod tests {
             for p in 0..set.pages + 2 {
                 assert_eq!(set.contains(p), expected.iter().any(|&(a, b)| (a..b).contains(&p)));
             }
+            assert_eq!(set.len(), expected.iter().map(|&(a, b)| b - a).sum::<u64>());
+            assert_eq!(set.is_empty(), expected.is_empty());
         }
+    }
+
+    /// Ranges inserted out of order, overlapping and adjacent merge into the same runs a bit
+    /// map gives, and a set of scattered pages past the runs' limit becomes a bit map.
+    #[test]
+    fn runs_merge_overlapping_and_adjacent_ranges_in_any_order() {
+        let ranges = [(50u64, 60u64), (10, 20), (20, 25), (58, 70), (0, 1), (30, 31), (29, 30), (5, 12), (100, 90)];
+        let mut runs = PageSet::new(80);
+        let mut bits = PageSet::new(80);
+        bits.become_bits();
+        for &(a, b) in &ranges {
+            runs.insert_range(a, b);
+            bits.insert_range(a, b);
+        }
+        assert!(matches!(runs.form, SetForm::Runs(_)));
+        assert_eq!(runs.runs(usize::MAX).unwrap(), vec![(0, 1), (5, 25), (29, 31), (50, 70)]);
+        assert_eq!(runs.runs(usize::MAX), bits.runs(usize::MAX));
+        let mut scattered = PageSet::new(100_000);
+        (0..(MAX_SET_RUNS as u64 + 10)).rev().for_each(|i| scattered.insert(i * 3));
+        assert!(matches!(scattered.form, SetForm::Bits(_)));
+        assert_eq!(scattered.len(), MAX_SET_RUNS as u64 + 10);
+        assert!(scattered.contains(3 * 17) && !scattered.contains(3 * 17 + 1));
     }
 }

@@ -6,7 +6,8 @@
 //! 4 GiB before the first event (issue 12, F09 and F10). The estimate sums what the model
 //! allocates up front or grows into (sizes taken from the types where they are visible here, and
 //! from the layout of the others):
-//! - flash state: both mapping tables (4 B per logical, translation and physical page), the
+//! - flash state: both mapping tables (4 B per logical, translation and physical page, 3 B
+//!   with in-plane addresses), the
 //!   per-block counters and free lists, and per-plane, per-die and per-channel state;
 //! - TSU queues: the scheduler's queue headers and counts per die;
 //! - the cached mapping table and the data cache at their configured capacities;
@@ -126,7 +127,8 @@ pub fn estimate(config: &Config) -> MemoryEstimate {
     // (u32), closing time (u64), state (u8) and its free-list entry (u32). Per plane: free list and frontiers,
     // GC state, stalled-write queues, the allocation table and the scratch of the checks. Per
     // die: its state. Per channel: two clocks.
-    let pages = times(g.logical_pages + g.translation_pages + g.physical_pages, 4);
+    let entry_bytes = if crate::config::mapping::uses_in_plane_addresses(config) { 3 } else { 4 };
+    let pages = times(g.logical_pages + g.translation_pages + g.physical_pages, entry_bytes);
     let blocks = times(g.blocks as u64, 2 + 2 + 2 + 4 + 8 + 1 + 4);
     let plane_each = (std::mem::size_of::<crate::ftl::PlaneGc>() + 40 + 2 * 32 + 4 + 12 + 40) as u64;
     let planes = times(g.planes as u64, plane_each);
