@@ -135,6 +135,16 @@ def data_config(rng: random.Random) -> dict[str, Any]:
         }
     if mapping == "page" and interface != "open_channel" and rng.random() < 0.25:
         _make_zoned(rng, config)
+    # Issue 18's 3-byte in-plane map addresses, where static allocation over the whole device
+    # places every page (the results must be those of the global tables).
+    in_plane_applies = (
+        mapping == "page"
+        and interface != "open_channel"
+        and "zns" not in config
+        and ftl["address_domains"] == "shared"
+    )
+    if in_plane_applies and rng.random() < 0.4:
+        ftl["map_addresses"] = "in-plane"
     if rng.random() < 0.3:
         config["firmware"] = {"enabled": True, "cores": rng.randint(1, 4)}
     if rng.random() < 0.2:
