@@ -55,6 +55,17 @@ impl Packed24 {
         word & PACKED24_MAX
     }
 
+    /// Sets entry `i` to `value` (at most [`PACKED24_MAX`]) with stores alone: placing a whole
+    /// drive's entries at random within a plane, a read-modify-write waited on a cache miss per
+    /// entry (61 % of a 16 TiB steady state's placement pass in a perf profile), where stores
+    /// go to the store buffer.
+    #[inline]
+    pub(super) fn set(&mut self, i: u32, value: u32) {
+        debug_assert!(value <= PACKED24_MAX);
+        let at = 3 * i as usize;
+        self.bytes[at..at + 3].copy_from_slice(&value.to_le_bytes()[..3]);
+    }
+
     /// The first byte of entry `i`, for a cache prefetch (none past the table).
     #[inline]
     pub(super) fn entry(&self, i: u64) -> Option<&u8> {
@@ -209,36 +220,35 @@ impl InPlane {
             "in-plane mapping: logical page {lpa} placed on plane {plane}, off its static plane"
         );
         let old = self.l2p.replace(lpa, page + 1);
-        self.p2l.replace(ppa, rank + 1);
+        self.p2l.set(ppa, rank + 1);
         match old {
             0 => UNMAPPED,
             old => plane * self.pages_per_plane.get() + old - 1,
         }
     }
 
-    /// The forward half of [`Self::remap`] (the reverse entry written later by
-    /// [`Self::place_reverse`]); returns the entry it replaced (0: none).
+    /// The forward half of [`Self::remap`] onto an unmapped `lpa` (the reverse entry written
+    /// later by [`Self::place_reverse`]).
     #[inline]
-    pub(super) fn place_forward(&mut self, lpa: u32, ppa: u32) -> u32 {
-        let (_, page) = self.pages_per_plane.div_rem(ppa);
-        debug_assert_eq!(
-            self.plane_of_residue[self.planes.div_rem(lpa).1 as usize],
-            self.pages_per_plane.div_rem(ppa).0
-        );
-        self.l2p.replace(lpa, page + 1)
+    pub(super) fn place_forward(&mut self, lpa: u32, ppa: u32) {
+        let (plane, page) = self.pages_per_plane.div_rem(ppa);
+        debug_assert_eq!(self.plane_of_residue[self.planes.div_rem(lpa).1 as usize], plane);
+        debug_assert_eq!(self.l2p.get(lpa), 0, "lpa {lpa} placed twice");
+        let _ = plane;
+        self.l2p.set(lpa, page + 1);
     }
 
     #[inline]
     pub(super) fn place_reverse(&mut self, ppa: u32, lpa: u32) {
         let (rank, _) = self.planes.div_rem(lpa);
-        self.p2l.replace(ppa, rank + 1);
+        self.p2l.set(ppa, rank + 1);
     }
 
     /// Unmaps `lpa`; returns the physical page it left (or `UNMAPPED`).
     #[inline]
     pub(super) fn unmap(&mut self, lpa: u32) -> u32 {
         let old = self.lookup(lpa);
-        self.l2p.replace(lpa, 0);
+        self.l2p.set(lpa, 0);
         old
     }
 
@@ -260,7 +270,9 @@ mod tests {
         assert_eq!(t.replace(3, 0x12_3456), 0);
         assert_eq!((t.get(0), t.get(1), t.get(2), t.get(3), t.get(4)), (0, PACKED24_MAX, 0, 0x12_3456, 0));
         assert_eq!(t.replace(1, 7), PACKED24_MAX);
-        t.replace(4, 9);
+        t.set(4, 9);
+        t.set(2, PACKED24_MAX);
+        t.set(2, 0);
         t.clear(3, 1);
         assert_eq!((t.get(1), t.get(2), t.get(3), t.get(4)), (7, 0, 0, 9));
     }

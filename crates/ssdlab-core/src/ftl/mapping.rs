@@ -240,11 +240,13 @@ impl PageMap {
     /// disagree, and nothing may look at them).
     #[inline]
     pub fn place_forward(&mut self, lpa: u32, ppa: u32) {
-        let old = match &mut self.tables {
-            Tables::Global { l2p, .. } => std::mem::replace(&mut l2p[lpa as usize], ppa + 1),
+        match &mut self.tables {
+            Tables::Global { l2p, .. } => {
+                let old = std::mem::replace(&mut l2p[lpa as usize], ppa + 1);
+                debug_assert_eq!(old, 0, "lpa {lpa} placed twice");
+            }
             Tables::InPlane(t) => t.place_forward(lpa, ppa),
-        };
-        debug_assert_eq!(old, 0, "lpa {lpa} placed twice");
+        }
         self.mapped += 1;
     }
 
