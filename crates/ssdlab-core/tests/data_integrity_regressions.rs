@@ -163,3 +163,12 @@ fn read_ahead_into_a_partitioned_cache_keeps_current_data() {
 fn a_flush_ending_under_a_pending_read_ahead_keeps_the_line() {
     assert_reads_back_what_was_written("campaign/data-12-002343-flush-done-with-read-ahead.toml");
 }
+
+/// A second reclaim unit handle's first write after steady-state preconditioning found its
+/// plane at the GC reserve with no program under way to start GC, and the run stopped "out of
+/// space" (fuzz seed 28002, run 333): a write that stalls now starts GC itself.
+#[test]
+fn a_stalled_write_starts_gc_when_no_program_will() {
+    let r = assert_reads_back_what_was_written("campaign/data-28002-000333-fdp-handle-stall.toml");
+    assert!(r.device.gc.blocks_erased > 0, "GC ran");
+}

@@ -575,13 +575,13 @@ impl Ftl {
         }
     }
 
-    /// Whether `plane` should start a GC: it has none running and too few erased blocks.
-    #[inline]
     /// Blocks the GC policy examines per victim (the firmware model's scan work).
     pub fn gc_blocks_examined(&self) -> u32 {
         self.victims.blocks_examined(self.geometry.blocks_per_plane)
     }
 
+    /// Whether `plane` should start a GC: it has none running and too few erased blocks.
+    #[inline]
     pub fn needs_gc(&self, plane: u32) -> bool {
         !self.gc[plane as usize].active && self.blocks.free_blocks(plane) < self.gc_threshold_blocks
     }

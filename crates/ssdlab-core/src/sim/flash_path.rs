@@ -155,6 +155,13 @@ impl Simulation {
             self.place_write(id);
         } else {
             self.stalled_writes[plane as usize].push_back(id);
+            // GC starts when a program completes on a plane short of erased blocks; a write
+            // that finds no room where no program is under way (a reclaim unit handle's first
+            // write after steady-state preconditioning left the plane at its GC reserve) must
+            // start it itself, or the plane waits forever (fuzz seed 28002, run 333).
+            if self.ftl.needs_gc(plane) {
+                self.start_gc(plane);
+            }
         }
     }
 
