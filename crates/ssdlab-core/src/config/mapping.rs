@@ -4,7 +4,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{AddressDomains, Config, ConfigError, FillLayout, HostInterface, MapAddresses, PreconditionMode};
+use super::{AddressDomains, Config, ConfigError, FillLayout, HostInterface, PreconditionMode};
 
 /// DRAM bytes per cached mapping entry (a 4-byte logical and a 4-byte physical page number):
 /// the CMT's unit, which `ftl.cmt_capacity` must hold at least one of.
@@ -195,6 +195,16 @@ pub fn validate_mapping(config: &Config) -> Result<(), ConfigError> {
 }
 
 /// The name of a family as it is written in the configuration.
+/// See [`super::FtlConfig::map_addresses`].
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum MapAddresses {
+    #[default]
+    Auto,
+    Global,
+    InPlane,
+}
+
 /// `ftl.map_addresses = "auto"` takes in-plane addresses when the global tables would pass this
 /// (4 GiB: about 2 TiB of 16 KiB pages). Smaller drives keep global ones, whose lookups need no
 /// plane computed.

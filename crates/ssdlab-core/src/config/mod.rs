@@ -52,7 +52,7 @@ pub use flow::{
 };
 pub use host_ocssd::{GcCopy, HostPlacement, OcVersion, OpenChannelConfig};
 pub use host_ufs::{RateSeries, UfsConfig, UPIU_HEADER_BYTES};
-pub use mapping::{family_name, MappingFamily, SuperPageUpdate, DEFAULT_LOG_BLOCKS_PER_DATA_BLOCK};
+pub use mapping::{family_name, MapAddresses, MappingFamily, SuperPageUpdate, DEFAULT_LOG_BLOCKS_PER_DATA_BLOCK};
 pub use memory::{default_limit as default_memory_limit, MemoryLimit};
 pub use namespaces::{CommandSet, NamespaceConfig, NamespaceLayout};
 pub use power::PowerConfig;
@@ -672,16 +672,6 @@ pub enum GcMapUpdates {
     #[default]
     Journal,
     Cached,
-}
-
-/// See [`FtlConfig::map_addresses`].
-#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
-#[serde(rename_all = "kebab-case")]
-pub enum MapAddresses {
-    #[default]
-    Auto,
-    Global,
-    InPlane,
 }
 
 /// See [`FtlConfig::translation_write_back`].

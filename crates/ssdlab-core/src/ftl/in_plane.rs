@@ -232,9 +232,8 @@ impl InPlane {
     #[inline]
     pub(super) fn place_forward(&mut self, lpa: u32, ppa: u32) {
         let (plane, page) = self.pages_per_plane.div_rem(ppa);
-        debug_assert_eq!(self.plane_of_residue[self.planes.div_rem(lpa).1 as usize], plane);
+        debug_assert_eq!(self.plane_of_residue[self.planes.div_rem(lpa).1 as usize], plane, "lpa {lpa} off its plane");
         debug_assert_eq!(self.l2p.get(lpa), 0, "lpa {lpa} placed twice");
-        let _ = plane;
         self.l2p.set(lpa, page + 1);
     }
 

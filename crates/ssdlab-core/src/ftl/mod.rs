@@ -251,12 +251,6 @@ impl Ftl {
             .map_err(|why| format!("ftl.map_addresses = \"in-plane\": {why}"))
     }
 
-    /// Bytes each logical and each physical page costs in the mapping tables (4, or 3 with
-    /// in-plane addresses).
-    pub fn map_bytes_per_entry(&self) -> u32 {
-        self.map.bytes_per_entry()
-    }
-
     /// Where the initial copy of `lpa` lives: on its flow's planes when flows have their own
     /// address domains, otherwise where static allocation over the whole device puts it.
     ///
