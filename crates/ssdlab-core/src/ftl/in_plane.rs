@@ -158,6 +158,10 @@ impl InPlane {
         self.l2p.bytes()
     }
 
+    pub(super) fn reverse_bytes(&self) -> &[u8] {
+        self.p2l.bytes()
+    }
+
     pub(super) fn logical_pages(&self) -> u64 {
         self.l2p.len()
     }

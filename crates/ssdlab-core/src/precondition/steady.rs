@@ -9,6 +9,8 @@
 //! of each of its logical pages by rank. The cost is one plane's worth of writes per group plus
 //! one pass over the mapped pages, whatever the device's size.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use rustc_hash::FxHashMap;
 
 use super::{FlowModel, PageSet, WriteDist};
@@ -19,6 +21,11 @@ use crate::flash::Geometry;
 use crate::ftl::blocks::{PlaneImage, Stream};
 use crate::ftl::placement::Placement;
 use crate::ftl::Ftl;
+
+/// Tables smaller than this are faulted in by the thread that places the pages alone: a thread
+/// of its own would save less than it costs to start (the 1 TB bench drive's 2 GiB of tables
+/// take about 1 s to fault in).
+const POPULATE_MIN_BYTES: usize = 1 << 30;
 
 /// Random stream id of the aging writes (one stream per sample plane, offset by its group).
 const STREAM_AGING: u64 = 0x05EE_DA61;
@@ -131,41 +138,60 @@ pub fn steady_state(
         }
     }
 
-    let mut outcome = SteadyOutcome { mapped_pages: mapped.len(), sample_planes: groups as u32, ..Default::default() };
-    let mut images = Vec::with_capacity(groups);
-    // The aging's page writes, all groups together: each sample's fill plus its aging writes.
-    let total: f64 = lists.iter().map(|l| l.len() as f64 * (1.0 + drive_writes)).sum::<f64>().max(1.0);
-    let mut done = 0.0;
-    for (g, list) in lists.iter().enumerate() {
-        let writers_of_group = &writers[representative[g] as usize];
-        let mut heard = |pages: u64| progress((done + pages as f64) / total);
-        let image = age_sample(config, list, flows, writers_of_group, g as u64, drive_writes, &mut heard)?;
-        done += list.len() as f64 * (1.0 + drive_writes);
-        outcome.host_writes += image.host_writes;
-        outcome.gc_moves += image.gc_moves;
-        images.push(image);
-    }
-
-    // Every plane takes its group's sample, logical page k of the plane where the sample's k-th
-    // page is.
-    for p in 0..planes {
-        ftl.blocks.import_plane(p as u32, &images[group_of[p] as usize].blocks);
-    }
-    ftl.blocks.rebase_closed_at();
-    let ppb = ftl.geometry.pages_per_block;
-    let first_page: Vec<u32> = (0..planes as u32).map(|p| ftl.geometry.first_block_of_plane(p) * ppb).collect();
-    let rank = match &by_residue {
-        Some(walk) => place_by_plane(ftl, walk, &images, &group_of, &first_page),
-        None => place_in_order(ftl, mapped, &images, &group_of, &first_page),
-    };
-    // A plane with fewer pages than its sample leaves the sample's extra pages invalid.
-    for p in 0..planes {
-        let image = &images[group_of[p] as usize];
-        for &offset in &image.page_of_rank[rank[p] as usize..] {
-            ftl.blocks.invalidate(first_page[p] + offset);
+    // While the samples age (on one core), another thread faults the map's tables in, so that the
+    // placement after the aging writes them without waiting on the kernel (see `TableMemory`).
+    // Only when most of the logical space is mapped: placement then touches nearly every page of
+    // both tables anyway, so populating them all adds nothing to the peak memory.
+    let table_memory = ftl.map.table_memory();
+    let populate = table_memory.bytes() >= POPULATE_MIN_BYTES && mapped.len() * 2 >= ftl.map.logical_pages();
+    let stop = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        if populate {
+            // SAFETY: `ftl`, and with it the tables, is borrowed for the whole of this function
+            // and nothing here replaces the tables; the scope joins the thread before returning.
+            scope.spawn(|| unsafe { table_memory.populate(&stop) });
         }
-    }
-    Ok(outcome)
+        let placed = (|| {
+            let mut outcome =
+                SteadyOutcome { mapped_pages: mapped.len(), sample_planes: groups as u32, ..Default::default() };
+            let mut images = Vec::with_capacity(groups);
+            // The aging's page writes, all groups together: each sample's fill plus its aging writes.
+            let total: f64 = lists.iter().map(|l| l.len() as f64 * (1.0 + drive_writes)).sum::<f64>().max(1.0);
+            let mut done = 0.0;
+            for (g, list) in lists.iter().enumerate() {
+                let writers_of_group = &writers[representative[g] as usize];
+                let mut heard = |pages: u64| progress((done + pages as f64) / total);
+                let image = age_sample(config, list, flows, writers_of_group, g as u64, drive_writes, &mut heard)?;
+                done += list.len() as f64 * (1.0 + drive_writes);
+                outcome.host_writes += image.host_writes;
+                outcome.gc_moves += image.gc_moves;
+                images.push(image);
+            }
+
+            // Every plane takes its group's sample, logical page k of the plane where the sample's k-th
+            // page is.
+            for p in 0..planes {
+                ftl.blocks.import_plane(p as u32, &images[group_of[p] as usize].blocks);
+            }
+            ftl.blocks.rebase_closed_at();
+            let ppb = ftl.geometry.pages_per_block;
+            let first_page: Vec<u32> = (0..planes as u32).map(|p| ftl.geometry.first_block_of_plane(p) * ppb).collect();
+            let rank = match &by_residue {
+                Some(walk) => place_by_plane(ftl, walk, &images, &group_of, &first_page),
+                None => place_in_order(ftl, mapped, &images, &group_of, &first_page),
+            };
+            // A plane with fewer pages than its sample leaves the sample's extra pages invalid.
+            for p in 0..planes {
+                let image = &images[group_of[p] as usize];
+                for &offset in &image.page_of_rank[rank[p] as usize..] {
+                    ftl.blocks.invalidate(first_page[p] + offset);
+                }
+            }
+            Ok(outcome)
+        })();
+        stop.store(true, Ordering::Relaxed);
+        placed
+    })
 }
 
 /// Places every mapped page where its plane's sample put the page of its rank, in logical
