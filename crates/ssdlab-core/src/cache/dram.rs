@@ -44,7 +44,7 @@ impl Dram {
             return self.mqsim_access_ps(bytes);
         }
         let rows = bytes.div_ceil(self.row_bytes).max(1);
-        rows * (self.t_rp + self.t_rcd) + self.t_cl + (bytes as f64 * self.ps_per_byte).ceil() as u64
+        rows * (self.t_rp + self.t_rcd) + self.t_cl + crate::time::ceil_ps(bytes as f64 * self.ps_per_byte)
     }
 
     /// MQSim's `estimate_dram_access_time` (Data_Cache_Manager_Base.h @7ec40e3), step for step

@@ -95,7 +95,7 @@ impl FlashTiming {
     #[inline]
     pub fn data_transfer_ps(&self, bytes: u64) -> u64 {
         let beats = bytes.div_ceil(self.width_bytes);
-        (beats as f64 * self.ps_per_transfer).ceil() as u64
+        crate::time::ceil_ps(beats as f64 * self.ps_per_transfer)
     }
 
     /// Page type by position in the block (`flash.page_type_layout`): 0 = LSB, 1 = CSB (TLC) or

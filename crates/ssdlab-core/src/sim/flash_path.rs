@@ -484,6 +484,14 @@ impl Simulation {
         self.note_channel_use(channel);
         let gen = self.backend.dies[die as usize].gen;
         self.queue.schedule(done, Event::DieDone { die, gen });
+        if batch.class == Class::GcRead {
+            // When the data is out, each moved page's forward entry is checked and rewritten
+            // (`place_gc_write`): a random access to the map that its validity check brought
+            // into the caches long before, since evicted. Asked for now, it is there by then.
+            for &id in batch.ids() {
+                self.ftl.map.prefetch_lookup(u64::from(self.txns.get(id).lpa));
+            }
+        }
     }
 
     pub(super) fn on_die_done(&mut self, die: u32) {

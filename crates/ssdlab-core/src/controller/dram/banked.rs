@@ -149,7 +149,7 @@ impl BankedDram {
     /// Picoseconds the data of `bytes` occupies a channel's bus.
     #[inline]
     fn data_ps(&self, bytes: u64) -> u64 {
-        (bytes as f64 * self.ps_per_byte).ceil() as u64
+        crate::time::ceil_ps(bytes as f64 * self.ps_per_byte)
     }
 
     /// When rank `r`'s first refresh starts: ranks are staggered over the interval, so that
