@@ -71,10 +71,11 @@ fn advise_huge_pages<T>(table: &[T]) {
 /// costs the kernel a zeroing (and a VM its host's fault): a 32 TiB drive's 11 GiB of tables took
 /// about 13 s of the 35 s its steady state took, all of it on the one thread that placed the
 /// pages, while the second core sat idle through the sample plane's aging.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct TableMemory {
-    /// (address, bytes) of the forward and the reverse table, in the order placement writes them.
-    ranges: [(usize, usize); 2],
+    /// (address, bytes) of the parts of the forward table and then of the reverse table to fault
+    /// in, in the order placement writes them.
+    ranges: Vec<(usize, usize)>,
 }
 
 impl TableMemory {
@@ -122,6 +123,12 @@ impl TableMemory {
         #[cfg(not(target_os = "linux"))]
         let _ = (self, stop);
     }
+}
+
+/// A `u32` table's bytes, for their addresses and length only.
+fn bytemuck_bytes(table: &[u32]) -> &[u8] {
+    // SAFETY: u8 has no alignment or validity requirement and the length covers the same bytes.
+    unsafe { std::slice::from_raw_parts(table.as_ptr().cast::<u8>(), std::mem::size_of_val(table)) }
 }
 
 /// How far ahead of its validity checks a scan of a block asks for the owners' forward entries
@@ -195,15 +202,29 @@ impl PageMap {
         Ok(Self { tables: Tables::InPlane(tables), mapped: 0 })
     }
 
-    /// Where the tables lie, for [`TableMemory::populate`].
-    pub fn table_memory(&self) -> TableMemory {
-        fn range<T>(table: &[T]) -> (usize, usize) {
-            (table.as_ptr() as usize, std::mem::size_of_val(table))
+    /// Where the tables lie, for [`TableMemory::populate`]: the forward entries of the logical
+    /// pages in `forward_runs` (`[first, end)` pairs; `None`: all of them), then the whole
+    /// reverse table.
+    pub fn table_memory(&self, forward_runs: Option<&[(u64, u64)]>) -> TableMemory {
+        fn range(table: &[u8]) -> (usize, usize) {
+            (table.as_ptr() as usize, table.len())
         }
-        let ranges = match &self.tables {
-            Tables::Global { l2p, p2l } => [range(l2p), range(p2l)],
-            Tables::InPlane(t) => [range(t.forward_bytes()), range(t.reverse_bytes())],
+        let (forward, reverse) = match &self.tables {
+            Tables::Global { l2p, p2l } => (bytemuck_bytes(l2p), bytemuck_bytes(p2l)),
+            Tables::InPlane(t) => (t.forward_bytes(), t.reverse_bytes()),
         };
+        let entry = self.bytes_per_entry() as u64;
+        let mut ranges: Vec<(usize, usize)> = match forward_runs {
+            Some(runs) => runs
+                .iter()
+                .filter_map(|&(first, end)| {
+                    let (from, to) = ((first * entry) as usize, (end * entry).min(forward.len() as u64) as usize);
+                    (from < to).then(|| range(&forward[from..to]))
+                })
+                .collect(),
+            None => vec![range(forward)],
+        };
+        ranges.push(range(reverse));
         TableMemory { ranges }
     }
 
@@ -402,7 +423,7 @@ mod tests {
             PageMap::new(u64::from(PAGES), u64::from(PAGES)).unwrap(),
             PageMap::in_plane(u64::from(PAGES), u64::from(PAGES), static_planes).unwrap(),
         ] {
-            let memory = map.table_memory();
+            let memory = map.table_memory(None);
             assert!(memory.bytes() >= 2 * 3 * PAGES as usize);
             let stop = AtomicBool::new(false);
             // Logical page l on plane l % planes, at page l / planes of that plane.
@@ -428,12 +449,23 @@ mod tests {
         }
     }
 
+    /// Only the mapped runs' forward entries are faulted in (runs past the table are cut), then
+    /// the whole reverse table.
+    #[test]
+    fn table_memory_covers_the_runs_then_the_reverse_table() {
+        let map = PageMap::new(10_000, 12_000).unwrap();
+        assert_eq!(map.table_memory(None).bytes(), (10_000 + 12_000) * 4);
+        let runs = [(0, 10), (1_000, 3_000), (9_990, 20_000), (30_000, 40_000)];
+        assert_eq!(map.table_memory(Some(&runs)).bytes(), (10 + 2_000 + 10 + 12_000) * 4);
+        assert_eq!(map.table_memory(Some(&[])).bytes(), 12_000 * 4);
+    }
+
     /// A stop asked for before it starts leaves the work at once.
     #[test]
     fn populating_stops_when_asked() {
         let map = PageMap::new(1 << 20, 1 << 20).unwrap();
         // SAFETY: the map outlives the call.
-        unsafe { map.table_memory().populate(&AtomicBool::new(true)) };
+        unsafe { map.table_memory(None).populate(&AtomicBool::new(true)) };
         assert_eq!(map.lookup(12345), UNMAPPED);
     }
 }

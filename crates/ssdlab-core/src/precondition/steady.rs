@@ -140,9 +140,12 @@ pub fn steady_state(
 
     // While the samples age (on one core), another thread faults the map's tables in, so that the
     // placement after the aging writes them without waiting on the kernel (see `TableMemory`).
-    // Only when most of the logical space is mapped: placement then touches nearly every page of
-    // both tables anyway, so populating them all adds nothing to the peak memory.
-    let table_memory = ftl.map.table_memory();
+    // Only the forward entries of the mapped runs (all of them for a set too scattered to keep
+    // as runs) and the reverse table, and only when at least half the logical space is mapped:
+    // the mapped pages then lie on nearly every page of the reverse table. So the populating
+    // touches no more than placement would, and the peak memory stays the same.
+    let forward_runs = mapped.runs(MAX_RUNS);
+    let table_memory = ftl.map.table_memory(forward_runs.as_deref());
     let populate = table_memory.bytes() >= POPULATE_MIN_BYTES && mapped.len() * 2 >= ftl.map.logical_pages();
     let stop = AtomicBool::new(false);
     std::thread::scope(|scope| {
