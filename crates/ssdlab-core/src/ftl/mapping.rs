@@ -84,9 +84,10 @@ impl TableMemory {
         self.ranges.iter().map(|r| r.1).sum()
     }
 
-    /// Faults every page of both tables in (forward table first), a piece at a time, until done
-    /// or until `stop` is set. Only the kernel's page tables change: every entry reads zero before
-    /// and after, whether the thread that places the pages got there first or not. Advice only:
+    /// Faults the pages of its ranges in (forward entries first, then the reverse table), a
+    /// piece at a time, until done or until `stop` is set. Only the kernel's page tables change:
+    /// an entry reads the same before and after, whether the thread that places the pages got
+    /// there first or not. Advice only:
     /// a kernel without `MADV_POPULATE_WRITE` (before Linux 5.14) refuses it and nothing happens.
     ///
     /// # Safety
