@@ -84,6 +84,24 @@ impl TableMemory {
         self.ranges.iter().map(|r| r.1).sum()
     }
 
+    /// Runs `work` on this thread while another one [populates](Self::populate) the tables, and
+    /// stops that one as soon as `work` is done (it may not have finished: the owner's own
+    /// writes fault in whatever is left).
+    ///
+    /// # Safety
+    /// As for [`Self::populate`]: the tables stay allocated and are not replaced until this
+    /// returns (`work` may write to them).
+    pub unsafe fn while_populating<T>(&self, work: impl FnOnce() -> T) -> T {
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            // SAFETY: the caller keeps the tables; the scope joins the thread before returning.
+            scope.spawn(|| unsafe { self.populate(&stop) });
+            let done = work();
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            done
+        })
+    }
+
     /// Faults the pages of its ranges in (forward entries first, then the reverse table), a
     /// piece at a time, until done or until `stop` is set. Only the kernel's page tables change:
     /// an entry reads the same before and after, whether the thread that places the pages got
@@ -127,7 +145,7 @@ impl TableMemory {
 }
 
 /// A `u32` table's bytes, for their addresses and length only.
-fn bytemuck_bytes(table: &[u32]) -> &[u8] {
+fn as_bytes(table: &[u32]) -> &[u8] {
     // SAFETY: u8 has no alignment or validity requirement and the length covers the same bytes.
     unsafe { std::slice::from_raw_parts(table.as_ptr().cast::<u8>(), std::mem::size_of_val(table)) }
 }
@@ -211,7 +229,7 @@ impl PageMap {
             (table.as_ptr() as usize, table.len())
         }
         let (forward, reverse) = match &self.tables {
-            Tables::Global { l2p, p2l } => (bytemuck_bytes(l2p), bytemuck_bytes(p2l)),
+            Tables::Global { l2p, p2l } => (as_bytes(l2p), as_bytes(p2l)),
             Tables::InPlane(t) => (t.forward_bytes(), t.reverse_bytes()),
         };
         let entry = self.bytes_per_entry() as u64;
@@ -404,7 +422,7 @@ impl PageMap {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::atomic::AtomicBool;
 
     use super::*;
 
@@ -412,7 +430,7 @@ mod tests {
     /// and changes none: the steady state's background faulting (both address forms).
     #[test]
     fn populating_while_placing_keeps_every_entry() {
-        const PAGES: u32 = 1 << 22; // 16 MiB per global table: a few 64 MiB-or-less pieces
+        const PAGES: u32 = 1 << 22; // 16 MiB per global table
         let planes = 4u32;
         let per_plane = PAGES / planes;
         let static_planes = StaticPlanes {
@@ -426,18 +444,17 @@ mod tests {
         ] {
             let memory = map.table_memory(None);
             assert!(memory.bytes() >= 2 * 3 * PAGES as usize);
-            let stop = AtomicBool::new(false);
             // Logical page l on plane l % planes, at page l / planes of that plane.
             let ppa_of = |lpa: u32| (lpa % planes) * per_plane + lpa / planes;
-            std::thread::scope(|scope| {
-                // SAFETY: the map outlives the scope and its tables are not replaced.
-                scope.spawn(|| unsafe { memory.populate(&stop) });
-                for lpa in (0..PAGES).step_by(3) {
-                    map.place_forward(lpa, ppa_of(lpa));
-                    map.place_reverse(ppa_of(lpa), lpa);
-                }
-                stop.store(true, Ordering::Relaxed);
-            });
+            // SAFETY: the map outlives the call and its tables are not replaced.
+            unsafe {
+                memory.while_populating(|| {
+                    for lpa in (0..PAGES).step_by(3) {
+                        map.place_forward(lpa, ppa_of(lpa));
+                        map.place_reverse(ppa_of(lpa), lpa);
+                    }
+                })
+            };
             // Once more to the end, with nothing placing meanwhile.
             // SAFETY: as above.
             unsafe { memory.populate(&AtomicBool::new(false)) };
@@ -461,12 +478,46 @@ mod tests {
         assert_eq!(map.table_memory(Some(&[])).bytes(), 12_000 * 4);
     }
 
-    /// A stop asked for before it starts leaves the work at once.
+    /// Pages of `[start, start + len)` (whole pages inside it) resident in memory, from `mincore`.
+    #[cfg(target_os = "linux")]
+    fn resident_pages(start: usize, len: usize) -> usize {
+        const PAGE: usize = 4096;
+        let (first, end) = (start.next_multiple_of(PAGE), (start + len) / PAGE * PAGE);
+        let mut resident = vec![0u8; (end - first) / PAGE];
+        // SAFETY: the range is mapped (inside a live allocation) and the vector has a byte per page.
+        let status = unsafe { libc::mincore(first as *mut libc::c_void, end - first, resident.as_mut_ptr()) };
+        assert_eq!(status, 0, "mincore");
+        resident.iter().filter(|&&r| r & 1 == 1).count()
+    }
+
+    /// Populating makes every page of its ranges resident; a stop asked for before it starts
+    /// leaves them untouched. On a fresh anonymous mapping of its own (a heap allocation may
+    /// reuse pages another test already touched).
+    #[cfg(target_os = "linux")]
     #[test]
-    fn populating_stops_when_asked() {
-        let map = PageMap::new(1 << 20, 1 << 20).unwrap();
-        // SAFETY: the map outlives the call.
-        unsafe { map.table_memory(None).populate(&AtomicBool::new(true)) };
-        assert_eq!(map.lookup(12345), UNMAPPED);
+    fn populating_faults_pages_in_and_stops_when_asked() {
+        let len = 16usize << 20;
+        // SAFETY: a new private anonymous mapping, unmapped at the end of the test.
+        let start = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        assert_ne!(start, libc::MAP_FAILED);
+        let memory = TableMemory { ranges: vec![(start as usize, len)] };
+        let pages = len / 4096;
+        // SAFETY: the mapping outlives both calls.
+        unsafe { memory.populate(&AtomicBool::new(true)) };
+        assert_eq!(resident_pages(start as usize, len), 0, "a stopped populate faulted pages in");
+        // SAFETY: as above.
+        unsafe { memory.populate(&AtomicBool::new(false)) };
+        assert_eq!(resident_pages(start as usize, len), pages, "populate left pages out");
+        // SAFETY: the mapping made above, no longer used.
+        assert_eq!(unsafe { libc::munmap(start, len) }, 0);
     }
 }

@@ -9,8 +9,6 @@
 //! of each of its logical pages by rank. The cost is one plane's worth of writes per group plus
 //! one pass over the mapped pages, whatever the device's size.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-
 use rustc_hash::FxHashMap;
 
 use super::{FlowModel, PageSet, WriteDist};
@@ -147,54 +145,51 @@ pub fn steady_state(
     let forward_runs = mapped.runs(MAX_RUNS);
     let table_memory = ftl.map.table_memory(forward_runs.as_deref());
     let populate = table_memory.bytes() >= POPULATE_MIN_BYTES && mapped.len() * 2 >= ftl.map.logical_pages();
-    let stop = AtomicBool::new(false);
-    std::thread::scope(|scope| {
-        if populate {
-            // SAFETY: `ftl`, and with it the tables, is borrowed for the whole of this function
-            // and nothing here replaces the tables; the scope joins the thread before returning.
-            scope.spawn(|| unsafe { table_memory.populate(&stop) });
+    let mut age_and_place = || {
+        let mut outcome =
+            SteadyOutcome { mapped_pages: mapped.len(), sample_planes: groups as u32, ..Default::default() };
+        let mut images = Vec::with_capacity(groups);
+        // The aging's page writes, all groups together: each sample's fill plus its aging writes.
+        let total: f64 = lists.iter().map(|l| l.len() as f64 * (1.0 + drive_writes)).sum::<f64>().max(1.0);
+        let mut done = 0.0;
+        for (g, list) in lists.iter().enumerate() {
+            let writers_of_group = &writers[representative[g] as usize];
+            let mut heard = |pages: u64| progress((done + pages as f64) / total);
+            let image = age_sample(config, list, flows, writers_of_group, g as u64, drive_writes, &mut heard)?;
+            done += list.len() as f64 * (1.0 + drive_writes);
+            outcome.host_writes += image.host_writes;
+            outcome.gc_moves += image.gc_moves;
+            images.push(image);
         }
-        let placed = (|| {
-            let mut outcome =
-                SteadyOutcome { mapped_pages: mapped.len(), sample_planes: groups as u32, ..Default::default() };
-            let mut images = Vec::with_capacity(groups);
-            // The aging's page writes, all groups together: each sample's fill plus its aging writes.
-            let total: f64 = lists.iter().map(|l| l.len() as f64 * (1.0 + drive_writes)).sum::<f64>().max(1.0);
-            let mut done = 0.0;
-            for (g, list) in lists.iter().enumerate() {
-                let writers_of_group = &writers[representative[g] as usize];
-                let mut heard = |pages: u64| progress((done + pages as f64) / total);
-                let image = age_sample(config, list, flows, writers_of_group, g as u64, drive_writes, &mut heard)?;
-                done += list.len() as f64 * (1.0 + drive_writes);
-                outcome.host_writes += image.host_writes;
-                outcome.gc_moves += image.gc_moves;
-                images.push(image);
-            }
 
-            // Every plane takes its group's sample, logical page k of the plane where the sample's k-th
-            // page is.
-            for p in 0..planes {
-                ftl.blocks.import_plane(p as u32, &images[group_of[p] as usize].blocks);
+        // Every plane takes its group's sample, logical page k of the plane where the sample's k-th
+        // page is.
+        for p in 0..planes {
+            ftl.blocks.import_plane(p as u32, &images[group_of[p] as usize].blocks);
+        }
+        ftl.blocks.rebase_closed_at();
+        let ppb = ftl.geometry.pages_per_block;
+        let first_page: Vec<u32> = (0..planes as u32).map(|p| ftl.geometry.first_block_of_plane(p) * ppb).collect();
+        let rank = match &by_residue {
+            Some(walk) => place_by_plane(ftl, walk, &images, &group_of, &first_page),
+            None => place_in_order(ftl, mapped, &images, &group_of, &first_page),
+        };
+        // A plane with fewer pages than its sample leaves the sample's extra pages invalid.
+        for p in 0..planes {
+            let image = &images[group_of[p] as usize];
+            for &offset in &image.page_of_rank[rank[p] as usize..] {
+                ftl.blocks.invalidate(first_page[p] + offset);
             }
-            ftl.blocks.rebase_closed_at();
-            let ppb = ftl.geometry.pages_per_block;
-            let first_page: Vec<u32> = (0..planes as u32).map(|p| ftl.geometry.first_block_of_plane(p) * ppb).collect();
-            let rank = match &by_residue {
-                Some(walk) => place_by_plane(ftl, walk, &images, &group_of, &first_page),
-                None => place_in_order(ftl, mapped, &images, &group_of, &first_page),
-            };
-            // A plane with fewer pages than its sample leaves the sample's extra pages invalid.
-            for p in 0..planes {
-                let image = &images[group_of[p] as usize];
-                for &offset in &image.page_of_rank[rank[p] as usize..] {
-                    ftl.blocks.invalidate(first_page[p] + offset);
-                }
-            }
-            Ok(outcome)
-        })();
-        stop.store(true, Ordering::Relaxed);
-        placed
-    })
+        }
+        Ok(outcome)
+    };
+    if populate {
+        // SAFETY: `ftl`, and with it the tables, is borrowed for the whole of this function and
+        // nothing here replaces the tables.
+        unsafe { table_memory.while_populating(age_and_place) }
+    } else {
+        age_and_place()
+    }
 }
 
 /// Places every mapped page where its plane's sample put the page of its rank, in logical
