@@ -335,7 +335,7 @@ impl Simulation {
             tsu,
             txns: Slab::default(),
             spent: Vec::new(),
-            read_pins: Default::default(),
+            read_pins: read_pins::ReadPins::new(g.blocks),
             requests: Slab::default(),
             flush_placement: Vec::new(),
             flows,
