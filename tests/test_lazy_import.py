@@ -55,3 +55,55 @@ def test_a_function_named_as_its_submodule_stays_the_function():
         " isinstance(ssdlab.analytic, types.ModuleType), AnalyticModel.__name__)\n"
     )
     assert python(code).split() == ["True", "True", "False", "AnalyticModel"]
+
+
+def test_the_command_and_the_api_leave_the_results_models_unloaded():
+    # `ssdlab run` imports the results models (pydantic) on a second thread while the
+    # simulation runs (ssdlab._preload): importing the command line or the API must not.
+    code = (
+        "import sys, ssdlab.cli, ssdlab.api, ssdlab.live, ssdlab._summary\n"
+        "print(','.join(m for m in ('pydantic', 'ssdlab.results') if m in sys.modules))\n"
+    )
+    assert python(code).strip() == ""
+
+
+def test_preloading_imports_on_another_thread():
+    code = (
+        "import sys, threading\n"
+        "from ssdlab import _preload\n"
+        "before = 'ssdlab.results' in sys.modules\n"
+        "thread = _preload.start('ssdlab.results')\n"
+        "thread.join()\n"
+        "print(before, thread is not threading.main_thread(), thread.daemon,"
+        " 'ssdlab.results' in sys.modules)\n"
+    )
+    assert python(code).split() == ["False", "True", "True", "True"]
+
+
+def test_a_preload_that_fails_fails_again_where_the_module_is_used():
+    code = (
+        "import importlib\n"
+        "from ssdlab import _preload\n"
+        "_preload.start('ssdlab.no_such_module').join()\n"
+        "try:\n"
+        "    importlib.import_module('ssdlab.no_such_module')\n"
+        "except ModuleNotFoundError as e:\n"
+        "    print(e.name)\n"
+    )
+    assert python(code).strip() == "ssdlab.no_such_module"
+
+
+def test_a_run_from_the_command_line_still_saves_and_shows_its_results(tmp_path):
+    config = tmp_path / "tiny.toml"
+    config.write_text(
+        'seed = 1\n[precondition]\nmode = "none"\n'
+        '[[flows]]\nread_fraction = 0.5\nrequest_size = "4KiB"\nqueue_depth = 4\nrequests = 200\n'
+    )
+    out = subprocess.run(
+        [sys.executable, "-m", "ssdlab", "run", str(config), "--out", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "flow-0" in out.stdout
+    assert (tmp_path / "out" / "results.json").is_file()

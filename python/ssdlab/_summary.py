@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich import box
 from rich.console import Console
@@ -13,7 +14,9 @@ from rich.table import Table
 from rich.text import Text
 
 from ssdlab._core import ConfigError
-from ssdlab.results import Fairness, OpStats, Results
+
+if TYPE_CHECKING:
+    from ssdlab.results import Fairness, OpStats, Results
 
 
 def default_notes(config: Path, overrides: list[str]) -> list[str]:

@@ -8,7 +8,7 @@ import os
 import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ssdlab import _core
 from ssdlab._blame import explain
@@ -16,7 +16,11 @@ from ssdlab._core import ConfigError
 from ssdlab._progress import ConsoleProgress
 from ssdlab.config import apply_overrides, load_config
 from ssdlab.mqsim import Scenario
-from ssdlab.results import Fairness, FlowResults, Results
+
+# The results models (pydantic) are imported where a run ends, not here: `ssdlab run` imports
+# them on a second thread while the simulation runs (see `ssdlab._preload`).
+if TYPE_CHECKING:
+    from ssdlab.results import Fairness, FlowResults, Results
 
 # Events per step: small enough (tens of milliseconds) that Ctrl-C and progress reports stay
 # responsive, large enough that the Python round trip costs nothing measurable.
@@ -208,6 +212,8 @@ def _run(
             progress(sim.progress())
     if progress is not None:
         progress(1.0)
+    from ssdlab.results import Results
+
     results = Results.from_json(sim.results_json())
     if records is not None:
         results._keep_records(records[0].parent, records[1])
@@ -300,6 +306,8 @@ def fairness_metrics(
     values = list(slowdown.values())
     fairness = min(values) / max(values) if values else 1.0
     weighted_speedup = sum(1.0 / s for s in values)
+    from ssdlab.results import Fairness
+
     metrics = Fairness(
         slowdown=slowdown,
         fairness=fairness,

@@ -9,21 +9,23 @@ import sys
 import textwrap
 import time
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-from ssdlab import __version__, _outputs, live
+from ssdlab import __version__, _outputs, _preload, live
 from ssdlab._core import ConfigError, TraceError
 from ssdlab._extras import MissingExtraError
 from ssdlab._progress import ConsoleProgress
 from ssdlab._summary import default_notes, print_fairness, print_summary
 from ssdlab.api import DataIntegrityError, simulate
 from ssdlab.mqsim import Scenario, import_mqsim, is_mqsim_file, toml_paths
-from ssdlab.results import Results
+
+if TYPE_CHECKING:
+    from ssdlab.results import Results
 
 # Runs shorter than this finish before a progress bar would be worth drawing.
 PROGRESS_DELAY_SECONDS = 1.0
@@ -149,6 +151,8 @@ def run(
     ] = False,
 ) -> None:
     """Simulate CONFIG (or an MQSim file pair), write results.json and print a summary."""
+    # The results models are needed once the run is over: imported meanwhile, on the other core.
+    _preload.start("ssdlab.results")
     if as_json or quiet:
         _go_quiet()
     overrides = list(set_ or [])
@@ -447,6 +451,8 @@ def control_command(
     if command == "stop":
         stdout.print("the server is stopping; it writes results.json to its --out folder")
         return
+    from ssdlab.results import Results
+
     print_summary(stdout, Results.from_json(json.dumps(answer)))
     info = answer.get("live", {})
     stdout.print(f"live: {info.get('requests', 0)} requests so far")

@@ -21,11 +21,13 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ssdlab import _core
 from ssdlab.api import load_document
-from ssdlab.results import Results
+
+if TYPE_CHECKING:
+    from ssdlab.results import Results
 
 PACES = ("real-time", "none")
 
@@ -89,6 +91,8 @@ def serve(
 def _results(results_json: str, live_json: str, warnings: list[str]) -> Results:
     document = json.loads(results_json)
     document["live"] = json.loads(live_json)
+    from ssdlab.results import Results
+
     results = Results.from_json(json.dumps(document))
     results.warnings.extend(warnings)
     return results
@@ -182,4 +186,6 @@ class Server:
 
     def results(self) -> Results:
         """The results.json the server wrote (when it stopped, or at its last snapshot)."""
+        from ssdlab.results import Results
+
         return Results.load(self.out / "results.json")
