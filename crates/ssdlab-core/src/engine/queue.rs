@@ -21,15 +21,19 @@ impl<E> Entry<E> {
 /// compares without branches, where a binary heap's sift-down mispredicts about every other level.
 const ARITY: usize = 4;
 
-/// Width of one calendar bucket: 2^18 ps = 262 ns. The events of a run are a flash operation or
-/// a transfer away (16 ns to 3.5 ms; see `EventQueue`): a bucket seldom holds more than one or
-/// two of them, so the list kept sorted in each stays short.
-const BUCKET_SHIFT: u32 = 18;
-/// Buckets in the ring: 8,192 buckets of 262 ns reach 2.1 ms ahead, past a TLC program (the
+/// Width of one calendar bucket: 2^20 ps = 1.05 us. The events of a run are a flash operation or
+/// a transfer away (16 ns to 3.5 ms; see `EventQueue`): a bucket seldom holds more than a few of
+/// them, so the list kept sorted in each stays short.
+const BUCKET_SHIFT: u32 = 20;
+/// Buckets in the ring: 2,048 buckets of 1.05 us reach 2.1 ms ahead, past a TLC program (the
 /// longest common event); later events (erases, host arrivals, idle checks) wait in the far
-/// heap. 32 KiB of list heads and 1 KiB of occupancy bits: all of it stays in L1/L2.
-const BUCKETS: usize = 1 << 13;
+/// heap. 8 KiB of list heads and 256 bytes of occupancy bits: with 8,192 buckets of 262 ns the
+/// heads (32 KiB) took a level-1 data cache miss on one schedule in three (callgrind's cache
+/// model), for about the same instructions.
+const BUCKETS: usize = 1 << 11;
+/// Occupancy words, one bit per bucket; `summary` has one bit per word.
 const WORDS: usize = BUCKETS / 64;
+const _: () = assert!(WORDS == u32::BITS as usize, "the summary is a u32");
 /// End of a bucket's list, and of the free list.
 const NIL: u32 = u32::MAX;
 
@@ -40,12 +44,12 @@ struct Node<E> {
     next: u32,
 }
 
-/// Pending events: a calendar queue (Brown, CACM 1988) of 262 ns buckets reaching 2.1 ms ahead
+/// Pending events: a calendar queue (Brown, CACM 1988) of 1.05 us buckets reaching 2.1 ms ahead
 /// of the clock, with a 4-ary heap for the few events further out. Perf and callgrind put the
 /// binary, then 4-ary heap this replaced at 15 % of a random-read run and 14 % of a random-write
 /// run with GC (about 160 instructions per event at 40 to 60 pending events); scheduling here is
 /// a shift, a short sorted-list insert and two bit sets, and popping finds the next occupied
-/// bucket with one or two `trailing_zeros` (a 128-bit summary of the 128 occupancy words).
+/// bucket with one or two `trailing_zeros` (a 32-bit summary of the 32 occupancy words).
 ///
 /// Every key `(time, seq)` is distinct, and `pop` always returns the least key of the ring and
 /// the far heap together, so the order in which events come out is that of the keys alone, as
@@ -61,7 +65,7 @@ pub struct EventQueue<E: Copy> {
     heads: Box<[u32]>,
     /// Bit b of word w: bucket 64 w + b is not empty. Bit w of `summary`: word w is not zero.
     occupied: [u64; WORDS],
-    summary: u128,
+    summary: u32,
     in_ring: usize,
     far: FarHeap<E>,
     next_seq: u64,
