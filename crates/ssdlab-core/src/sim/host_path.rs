@@ -33,8 +33,13 @@ impl Simulation {
     /// The flow's next request from its generator or trace, `None` at the end of a trace.
     fn generate(&mut self, f: usize) -> Result<Option<RequestSpec>, SimError> {
         let now = self.now();
+        let mut upcoming = None;
         let spec = match &mut self.flows[f].source {
-            Source::Synthetic(s) => Some(s.next(now)),
+            Source::Synthetic(s) => {
+                let spec = s.next(now);
+                upcoming = s.upcoming().map(|u| u.start_sector);
+                Some(spec)
+            }
             Source::Trace(r) => {
                 let spec = r.next_request()?;
                 if let Some(spec) = &spec {
@@ -44,10 +49,16 @@ impl Simulation {
             }
             Source::Host => None,
         };
+        // The request's first page is looked up in the forward map a few events from now (once
+        // its command is fetched): asked for now, that random read has arrived. A closed-loop
+        // flow's next request is already drawn (`Synthetic::upcoming`): its entry is asked for
+        // a whole request ahead.
+        let spp = self.ftl.geometry.sectors_per_page;
         if let Some(spec) = &spec {
-            // The request's first page is looked up in the forward map a few events from now
-            // (once its command is fetched): asked for now, that random read has arrived.
-            self.ftl.map.prefetch_lookup(spec.start_sector / self.ftl.geometry.sectors_per_page);
+            self.ftl.map.prefetch_lookup(spec.start_sector / spp);
+        }
+        if let Some(start_sector) = upcoming {
+            self.ftl.map.prefetch_lookup(start_sector / spp);
         }
         Ok(spec)
     }
