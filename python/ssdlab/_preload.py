@@ -1,10 +1,11 @@
 """Modules a command will need at its end, imported on a second thread while it works.
 
-``ssdlab run`` spends about 0.15-0.25 s importing the results models (pydantic builds their
+``ssdlab run`` spends about 0.1-0.2 s importing the results models (pydantic builds their
 validators when the classes are defined), which it needs only once the simulation has finished.
 The simulation steps with the GIL released (`_core.Simulation.step`), so importing them on a
-second thread meanwhile takes that time off the command on any machine with a second core: a 1M
-request MQSim comparison case went from about 0.73 s to about 0.5 s (issue 18, target 1).
+second thread meanwhile takes most of that time off the command on a machine with a second
+core: on a 1M-read MQSim comparison case, the median of 12 alternated runs went from 850 to
+782 ms (issue 18, target 1).
 
 Python's per-module import locks make this safe: a thread that needs a module another thread is
 importing waits for it. An import that fails here is left to fail again, with its traceback,

@@ -22,10 +22,10 @@ impl<E> Entry<E> {
 const ARITY: usize = 4;
 
 /// Width of one calendar bucket: 2^20 ps = 1.05 us. The events of a run are a flash operation or
-/// a transfer away (16 ns to 3.5 ms; see `EventQueue`): a bucket seldom holds more than a few of
-/// them, so the list kept sorted in each stays short.
+/// a transfer away (16 ns to a few ms in the runs profiled, most under 1 ms): a bucket seldom
+/// holds more than a few of them, so the list kept sorted in each stays short.
 const BUCKET_SHIFT: u32 = 20;
-/// Buckets in the ring: 2,048 buckets of 1.05 us reach 2.1 ms ahead, past a TLC program (the
+/// Buckets in the ring: 2,048 buckets of 1.05 us reach 2.1 ms ahead, past a page program (the
 /// longest common event); later events (erases, host arrivals, idle checks) wait in the far
 /// heap. 8 KiB of list heads and 256 bytes of occupancy bits: with 8,192 buckets of 262 ns the
 /// heads (32 KiB) took a level-1 data cache miss on one schedule in three (callgrind's cache
@@ -124,7 +124,7 @@ impl<E: Copy> EventQueue<E> {
         let bucket = (time >> BUCKET_SHIFT) as usize % BUCKETS;
         let id = self.new_node(entry);
         // Sorted insert: keys of one bucket mostly come in increasing order, and a bucket
-        // seldom holds more than two events.
+        // seldom holds more than a few events.
         let head = self.heads[bucket];
         if head == NIL || self.nodes[head as usize].entry.key > entry.key {
             if head == NIL {

@@ -33,11 +33,11 @@ impl Simulation {
     /// The flow's next request from its generator or trace, `None` at the end of a trace.
     fn generate(&mut self, f: usize) -> Result<Option<RequestSpec>, SimError> {
         let now = self.now();
-        let mut upcoming = None;
+        let mut ahead = None;
         let spec = match &mut self.flows[f].source {
             Source::Synthetic(s) => {
                 let spec = s.next(now);
-                upcoming = s.upcoming().map(|u| u.start_sector);
+                ahead = s.upcoming().map(|u| u.start_sector);
                 Some(spec)
             }
             Source::Trace(r) => {
@@ -49,16 +49,14 @@ impl Simulation {
             }
             Source::Host => None,
         };
-        // The request's first page is looked up in the forward map a few events from now (once
-        // its command is fetched): asked for now, that random read has arrived. A closed-loop
-        // flow's next request is already drawn (`Synthetic::upcoming`): its entry is asked for
-        // a whole request ahead.
-        let spp = self.ftl.geometry.sectors_per_page;
-        if let Some(spec) = &spec {
-            self.ftl.map.prefetch_lookup(spec.start_sector / spp);
-        }
-        if let Some(start_sector) = upcoming {
-            self.ftl.map.prefetch_lookup(start_sector / spp);
+        // A request's first page is looked up in the forward map once its command is fetched,
+        // a few events from now: that random read of the map is asked for ahead. A closed-loop
+        // flow's next request is already drawn (`Synthetic::upcoming`), so its entry is asked
+        // for a whole request ahead (this request's was asked for when it was the upcoming one);
+        // otherwise this request's. At the sector `submit` gives it: in the flow's domain.
+        if let Some(start_sector) = ahead.or(spec.as_ref().map(|s| s.start_sector)) {
+            let sector = self.flows[f].domain_base_sector + start_sector;
+            self.ftl.map.prefetch_lookup(sector / self.ftl.geometry.sectors_per_page);
         }
         Ok(spec)
     }

@@ -57,6 +57,8 @@ pub struct Synthetic {
     /// few events ahead). Drawn from the same stream in the same order, so the requests are the
     /// same; zoned and LSM patterns, whose state the results report, never draw ahead.
     ahead: Option<RequestSpec>,
+    /// Whether this flow draws ahead (fixed at construction: closed loop, plain pattern).
+    draws_ahead: bool,
 }
 
 /// Where a synthetic flow's requests go, in sectors of its own address domain: what steady-state
@@ -186,7 +188,10 @@ impl Synthetic {
             (None, Some(rate)) => Arrival::Open { mean_interarrival_ps: PS_PER_S as f64 / rate.value },
             (None, None) => unreachable!("validated: a synthetic flow has queue_depth or rate"),
         };
+        let draws_ahead = matches!(arrival, Arrival::Closed { .. })
+            && matches!(pattern, Pattern::Uniform | Pattern::HotCold { .. } | Pattern::Sequential { .. });
         Ok(Self {
+            draws_ahead,
             rng,
             read_fraction: flow.read_fraction.unwrap_or(0.0),
             size,
@@ -209,9 +214,7 @@ impl Synthetic {
             Some(spec) => RequestSpec { arrival: now, ..spec },
             None => self.draw(now),
         };
-        if matches!(self.arrival, Arrival::Closed { .. })
-            && matches!(self.pattern, Pattern::Uniform | Pattern::HotCold { .. } | Pattern::Sequential { .. })
-        {
+        if self.draws_ahead {
             self.ahead = Some(self.draw(now));
         }
         spec
