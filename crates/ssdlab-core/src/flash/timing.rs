@@ -6,7 +6,8 @@
 //! read asks for cross the bus; a program always moves a whole page.
 
 use crate::config::{Config, PageTypeLayout};
-use crate::time::PS_PER_S;
+use crate::flash::SECTOR_BYTES;
+use crate::time::{DurationTable, PS_PER_S};
 
 pub use crate::config::flash::{
     ADDRESS_LAYOUT_LSB_META_PAGES, ADDRESS_LAYOUT_META_PAGES, ERASE_COMMAND_CYCLES, PROGRAM_COMMAND_CYCLES,
@@ -17,6 +18,8 @@ pub use crate::config::flash::{
 pub struct FlashTiming {
     /// Picoseconds per bus transfer (one command or address cycle, or one data beat).
     ps_per_transfer: f64,
+    /// Data transfers of whole sectors up to a multi-plane batch of whole pages, as computed.
+    data_durations: DurationTable,
     width_bytes: u64,
     pub read_command_ps: u64,
     pub program_command_ps: u64,
@@ -73,6 +76,7 @@ impl FlashTiming {
         let per_type = |lat: &crate::config::PageTypeLatency| [0, 1, 2, 3].map(|t| lat.for_page_type(tech, t));
         let mut timing = Self {
             ps_per_transfer,
+            data_durations: DurationTable::new(SECTOR_BYTES, 0, |_| 0),
             width_bytes: f.channel_width_bytes as u64,
             read_command_ps: cycles(READ_COMMAND_CYCLES),
             program_command_ps: cycles(PROGRAM_COMMAND_CYCLES),
@@ -87,6 +91,9 @@ impl FlashTiming {
             slc_read_ps: f.slc_cache.as_ref().map_or(0, |c| c.read.value),
             slc_program_ps: f.slc_cache.as_ref().map_or(0, |c| c.program.value),
         };
+        let batch_bytes = f.page_size.value * u64::from(f.planes_per_die.max(1));
+        timing.data_durations =
+            DurationTable::new(SECTOR_BYTES, batch_bytes, |bytes| timing.computed_data_transfer_ps(bytes));
         timing.page_transfer_ps = timing.data_transfer_ps(f.page_size.value);
         timing
     }
@@ -94,6 +101,10 @@ impl FlashTiming {
     /// Time the channel is busy moving `bytes` of data.
     #[inline]
     pub fn data_transfer_ps(&self, bytes: u64) -> u64 {
+        self.data_durations.get(bytes).unwrap_or_else(|| self.computed_data_transfer_ps(bytes))
+    }
+
+    fn computed_data_transfer_ps(&self, bytes: u64) -> u64 {
         let beats = bytes.div_ceil(self.width_bytes);
         crate::time::ceil_ps(beats as f64 * self.ps_per_transfer)
     }
@@ -124,5 +135,23 @@ impl FlashTiming {
 
     pub fn technology_bits(&self) -> u32 {
         self.bits_per_cell
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tabled_and_computed_data_transfers_agree() {
+        // An odd rate: most sizes round up.
+        let config =
+            Config::device_from_toml_str("[flash]\nchannel_rate = \"333.3MT/s\"\nplanes_per_die = 4\n").unwrap();
+        let timing = FlashTiming::new(&config);
+        let page = config.flash.page_size.value;
+        let batch = page * u64::from(config.flash.planes_per_die);
+        for bytes in [0, SECTOR_BYTES, 4096, page, batch, batch + SECTOR_BYTES, 100, 1 << 20] {
+            assert_eq!(timing.data_transfer_ps(bytes), timing.computed_data_transfer_ps(bytes), "{bytes}");
+        }
     }
 }

@@ -7,12 +7,17 @@
 //! gets exactly by keeping the time the direction next becomes free.
 
 use crate::config::HostConfig;
-use crate::time::{transfer_time_ps, SimTime};
+use crate::time::{transfer_time_ps, DurationTable, SimTime};
+
+/// Transfers up to this size (every 16 bytes) take their duration from a table.
+const TABLED_BYTES: u64 = 16 * 1024;
 
 pub struct PcieLink {
     bytes_per_second: f64,
     max_payload: u64,
     tlp_overhead: u64,
+    /// Durations of the sizes that repeat (entries, sectors of data), as computed.
+    durations: DurationTable,
     down_free_at: SimTime,
     up_free_at: SimTime,
     pub bytes_down: u64,
@@ -21,15 +26,18 @@ pub struct PcieLink {
 
 impl PcieLink {
     pub fn new(host: &HostConfig) -> Self {
-        Self {
+        let mut link = Self {
             bytes_per_second: host.pcie_lane_rate.value * host.pcie_lanes as f64,
             max_payload: host.pcie_max_payload.value,
             tlp_overhead: host.pcie_tlp_overhead.value,
+            durations: DurationTable::new(16, 0, |_| 0),
             down_free_at: 0,
             up_free_at: 0,
             bytes_down: 0,
             bytes_up: 0,
-        }
+        };
+        link.durations = DurationTable::new(16, TABLED_BYTES, |bytes| link.computed_transfer_ps(bytes));
+        link
     }
 
     /// Bytes on the wire for `payload` bytes of data.
@@ -40,6 +48,10 @@ impl PcieLink {
 
     #[inline]
     pub fn transfer_ps(&self, payload: u64) -> u64 {
+        self.durations.get(payload).unwrap_or_else(|| self.computed_transfer_ps(payload))
+    }
+
+    fn computed_transfer_ps(&self, payload: u64) -> u64 {
         transfer_time_ps(self.wire_bytes(payload), self.bytes_per_second)
     }
 
@@ -78,5 +90,13 @@ mod tests {
         assert_eq!(b, 2 * a, "same direction queues");
         let c = link.send_to_host(0, 4096);
         assert_eq!(c, a, "the other direction is free");
+    }
+
+    #[test]
+    fn tabled_and_computed_durations_agree() {
+        let link = PcieLink::new(&HostConfig::default());
+        for payload in [0, 16, 64, 512, 4096, 4096 + 16, TABLED_BYTES, TABLED_BYTES + 16, 100, 1 << 20] {
+            assert_eq!(link.transfer_ps(payload), link.computed_transfer_ps(payload), "{payload}");
+        }
     }
 }
