@@ -271,7 +271,11 @@ impl Simulation {
 
     /// Starts the die's next batch if it is idle and has work.
     pub(super) fn service_die(&mut self, die: u32) {
-        if self.backend.dies[die as usize].busy || self.blocked_by_fifo(die) || self.blocked_by_chip(die) {
+        if self.backend.dies[die as usize].busy
+            || !self.tsu.has_work(die)
+            || self.blocked_by_fifo(die)
+            || self.blocked_by_chip(die)
+        {
             return;
         }
         let order = self.service_order(die);

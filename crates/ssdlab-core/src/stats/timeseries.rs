@@ -298,25 +298,30 @@ impl TimeSeries {
         let n = self.windows.max(self.current + 1);
         for i in 0..n.div_ceil(2) {
             let (a, b) = (2 * i, 2 * i + 1);
+            // In place: window i is written after windows 2i and 2i + 1 are read (i <= 2i).
             let mut gc = self.gc[a];
-            let mut ops: Vec<OpWindow> = self.ops[a * per..(a + 1) * per].to_vec();
             if b < n {
                 gc.merge(&self.gc[b]);
-                for (o, x) in ops.iter_mut().zip(&self.ops[b * per..(b + 1) * per]) {
-                    o.merge(x);
-                }
             }
             self.gc[i] = gc;
-            self.ops[i * per..(i + 1) * per].copy_from_slice(&ops);
+            for k in 0..per {
+                let mut op = self.ops[a * per + k];
+                if b < n {
+                    op.merge(&self.ops[b * per + k]);
+                }
+                self.ops[i * per + k] = op;
+            }
             for k in 0..per * BUCKETS {
                 let extra = if b < n { self.hist[b * per * BUCKETS + k] } else { 0 };
                 self.hist[i * per * BUCKETS + k] = self.hist[a * per * BUCKETS + k] + extra;
             }
         }
+        // Windows from `n` on were never used (or were cleared by an earlier merge): only those
+        // merged away need clearing, not the whole storage (which grows to the cap).
         let kept = n.div_ceil(2);
-        self.gc[kept..].fill(GcWindow::default());
-        self.ops[kept * per..].fill(OpWindow::default());
-        self.hist[kept * per * BUCKETS..].fill(0);
+        self.gc[kept..n].fill(GcWindow::default());
+        self.ops[kept * per..n * per].fill(OpWindow::default());
+        self.hist[kept * per * BUCKETS..n * per * BUCKETS].fill(0);
         self.current /= 2;
         self.windows = kept;
         self.window_ps *= 2;

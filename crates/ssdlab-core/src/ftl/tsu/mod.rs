@@ -248,6 +248,13 @@ impl Tsu {
         Some((position * PRIORITIES + level, c as usize * PRIORITIES + level))
     }
 
+    /// Whether anything waits at `die` (a third of the times a die is looked at after an event
+    /// of a random-read run, nothing does: its batch has just ended with an empty queue).
+    #[inline]
+    pub fn has_work(&self, die: u32) -> bool {
+        self.nonempty[die as usize] != 0
+    }
+
     /// Whether reads (of any kind) wait at `die`.
     pub fn has_reads(&self, die: u32) -> bool {
         self.nonempty[die as usize] & READ_QUEUES != 0
