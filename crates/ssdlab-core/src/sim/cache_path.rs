@@ -142,11 +142,17 @@ impl CacheState {
         (self.partitions[0].sets(), self.partitions[0].ways())
     }
 
+    /// Whether a flash read of `flow` would be kept ([`Self::fill_after_read`]): the flow
+    /// caches reads and no writes wait for space.
+    #[inline]
+    pub fn keeps_read_fills(&self, flow: usize) -> bool {
+        self.modes[flow].caches_reads() && self.waiting[self.partition_of_flow[flow]].is_empty()
+    }
+
     /// Keeps what a flash read of a read-caching flow brought in, unless writes wait for space.
     pub fn fill_after_read(&mut self, flow: usize, lpa: u32, sectors: u64) {
-        let p = self.partition_of_flow[flow];
-        if self.modes[flow].caches_reads() && self.waiting[p].is_empty() {
-            self.partitions[p].fill(lpa, sectors, flow as u16);
+        if self.keeps_read_fills(flow) {
+            self.partitions[self.partition_of_flow[flow]].fill(lpa, sectors, flow as u16);
         }
     }
 
