@@ -67,6 +67,13 @@ def test_the_command_and_the_api_leave_the_results_models_unloaded():
     assert python(code).strip() == ""
 
 
+def test_the_command_line_leaves_the_live_device_unloaded():
+    # Only `ssdlab serve` and `ssdlab control` need the NBD server (sockets, subprocess): about
+    # 10 ms of every other command's start.
+    code = "import sys, ssdlab.cli\nprint('ssdlab.live' in sys.modules)\n"
+    assert python(code).strip() == "False"
+
+
 def test_preloading_imports_on_another_thread():
     code = (
         "import sys, threading\n"

@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-from ssdlab import __version__, _outputs, _preload, live
+from ssdlab import __version__, _outputs, _preload
 from ssdlab._core import ConfigError, TraceError
 from ssdlab._extras import MissingExtraError
 from ssdlab._progress import ConsoleProgress
@@ -396,6 +396,8 @@ def serve(
         except OSError as e:
             stdout.print(f"[yellow]warning:[/] snapshot not written: {_outputs.reason(e)}")
 
+    from ssdlab import live  # only `serve` and `control` need it (sockets, subprocess)
+
     previous_usr1 = signal.signal(signal.SIGUSR1, ask_snapshot)
     try:
         results = live.serve(
@@ -444,6 +446,8 @@ def control_command(
     ],
 ) -> None:
     """Talk to a running `ssdlab serve`, independently of its NBD clients."""
+    from ssdlab import live
+
     try:
         answer = live.control(socket_path, command)
     except (ValueError, OSError) as e:
