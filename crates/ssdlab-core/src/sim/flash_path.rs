@@ -278,7 +278,12 @@ impl Simulation {
         {
             return;
         }
-        let order = self.service_order(die);
+        // One queue with work: the same batch in any order (about half of a random-write run's
+        // picks), without looking at the GC state of the die's planes.
+        let order = match self.tsu.one_queue_waiting(die) {
+            true => self.tsu.service_order(GcRank::Last),
+            false => self.service_order(die),
+        };
         let reads_only = self.backend.dies[die as usize].suspended.is_some();
         self.tsu.now = self.now();
         let Some(batch) =

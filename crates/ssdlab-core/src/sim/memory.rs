@@ -125,12 +125,12 @@ pub fn estimate(config: &Config) -> MemoryEstimate {
 
     // Flash state. Per block: valid, write-pointer and program-cursor counts (u16), erase count
     // (u32), closing time (u64), state (u8), its free-list entry (u32) and the count of reads in
-    // flight to it (u32, `sim::read_pins`; zero pages until read). Per plane: free list and frontiers,
+    // flight to it (u8, `sim::read_pins`; zero pages until read). Per plane: free list and frontiers,
     // GC state, stalled-write queues, the allocation table and the scratch of the checks. Per
     // die: its state. Per channel: two clocks.
     let entry_bytes = if crate::config::mapping::uses_in_plane_addresses(config) { 3 } else { 4 };
     let pages = times(g.logical_pages + g.translation_pages + g.physical_pages, entry_bytes);
-    let blocks = times(g.blocks as u64, 2 + 2 + 2 + 4 + 8 + 1 + 4 + 4);
+    let blocks = times(g.blocks as u64, 2 + 2 + 2 + 4 + 8 + 1 + 4 + 1);
     let plane_each = (std::mem::size_of::<crate::ftl::PlaneGc>() + 40 + 2 * 32 + 4 + 12 + 40) as u64;
     let planes = times(g.planes as u64, plane_each);
     let dies = times(g.dies as u64, std::mem::size_of::<crate::flash::backend::DieState>() as u64);

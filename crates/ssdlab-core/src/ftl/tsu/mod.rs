@@ -255,6 +255,14 @@ impl Tsu {
         self.nonempty[die as usize] != 0
     }
 
+    /// Whether exactly one queue of `die` holds work: its batch is then the same in every
+    /// service order (each order lists every class once, and a queue at a priority level the
+    /// policy does not look at is never filled), so the caller need not work the order out.
+    #[inline]
+    pub fn one_queue_waiting(&self, die: u32) -> bool {
+        self.nonempty[die as usize].is_power_of_two()
+    }
+
     /// Whether reads (of any kind) wait at `die`.
     pub fn has_reads(&self, die: u32) -> bool {
         self.nonempty[die as usize] & READ_QUEUES != 0
@@ -461,6 +469,32 @@ impl Tsu {
             write_queue
         } else {
             chosen
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `one_queue_waiting` lets a die with one non-empty queue skip its service order: that is
+    /// right only while every order lists every class exactly once.
+    #[test]
+    fn every_service_order_lists_every_class_once() {
+        for order in [
+            Class::ORDER,
+            Class::ORDER_TRANSLATION_FIRST,
+            Class::PREEMPTIBLE_GC_ORDER,
+            Class::PREEMPTIBLE_GC_ORDER_TRANSLATION_FIRST,
+            Class::PACED_GC_ORDER,
+            Class::PACED_GC_ORDER_TRANSLATION_FIRST,
+        ] {
+            let mut seen = [false; CLASSES];
+            for c in order {
+                assert!(!seen[c as usize], "{c:?} twice in {order:?}");
+                seen[c as usize] = true;
+            }
+            assert!(seen.iter().all(|&s| s), "a class missing from {order:?}");
         }
     }
 }
