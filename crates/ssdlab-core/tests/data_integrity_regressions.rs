@@ -98,6 +98,32 @@ fn a_block_is_not_erased_while_reads_of_it_are_in_flight() {
     assert_reads_back_what_was_written("invariants/data_mismatch/inv-32-00804.toml");
 }
 
+/// More than 255 reads in flight on one block (each block's count is one byte, the rest goes
+/// on in a map; `sim/read_pins.rs`): a thousand queued reads of 14 pages beside a writer of the
+/// same pages, GC erasing all along. Checked when written: up to 354 reads were in flight on
+/// one block, and the count went past 255 about 10,000 times.
+#[test]
+fn hundreds_of_reads_in_flight_on_one_block_read_back_right() {
+    let flow = |name: &str, read: f64, depth: u32| {
+        format!(
+            "[[flows]]\nname = \"{name}\"\nread_fraction = {read}\nrequest_size = \"4KiB\"\nalignment = \"4KiB\"\naddress = \"uniform\"\nworking_set = 0.03\nqueue_depth = {depth}\nrequests = 20000\n"
+        )
+    };
+    let text = format!(
+        "seed = 3\n[flash]\nchannels = 1\nchips_per_channel = 1\ndies_per_chip = 1\nplanes_per_die = 1\nblocks_per_plane = 32\npages_per_block = 16\npage_size = \"4KiB\"\n[ftl]\nover_provisioning = 0.2\n[precondition]\nmode = \"fill\"\noccupancy = 0.9\n[data]\nemulate = true\n{}{}",
+        flow("reads", 1.0, 1024),
+        flow("writes", 0.0, 8)
+    );
+    let mut sim = Simulation::from_toml_str(&text, Path::new(".")).expect("valid config");
+    let r = sim.run().expect("the run completes");
+    sim.check_invariants().expect("invariants hold");
+    let d = r.data.as_ref().expect("data emulation is on");
+    assert_eq!(d.mismatched_sectors, 0, "first mismatch: {:?}", d.first_mismatch);
+    assert!(d.verified_sectors > 0);
+    assert_eq!((r.flows[0].requests, r.flows[1].requests), (20_000, 20_000));
+    assert!(r.device.gc.blocks_erased > 0, "GC erased blocks while the reads were queued");
+}
+
 #[test]
 fn a_read_joins_only_a_current_read_ahead_and_keeps_its_cached_sectors() {
     assert_reads_back_what_was_written("invariants/data_mismatch/inv-32-01571.toml");
