@@ -278,8 +278,9 @@ impl Simulation {
         {
             return;
         }
-        // One queue with work: the same batch in any order (about half of a random-write run's
-        // picks), without looking at the GC state of the die's planes.
+        // One queue with work: the same batch in any order, without looking at the GC state of
+        // the die's planes (every pick of a random-read run, 15 % of a random-write run's with
+        // GC: 217,000 of 1.49 M, callgrind).
         let order = match self.tsu.one_queue_waiting(die) {
             true => self.tsu.service_order(GcRank::Last),
             false => self.service_order(die),

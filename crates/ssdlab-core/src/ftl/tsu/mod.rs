@@ -248,8 +248,9 @@ impl Tsu {
         Some((position * PRIORITIES + level, c as usize * PRIORITIES + level))
     }
 
-    /// Whether anything waits at `die` (a third of the times a die is looked at after an event
-    /// of a random-read run, nothing does: its batch has just ended with an empty queue).
+    /// Whether anything waits at `die` (in a random-read run, nothing does at about a fifth of
+    /// the times a die is looked at: 86,000 of 400,000 for 200,000 reads, callgrind; its batch
+    /// has just ended with an empty queue).
     #[inline]
     pub fn has_work(&self, die: u32) -> bool {
         self.nonempty[die as usize] != 0
