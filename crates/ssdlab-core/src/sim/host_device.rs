@@ -177,23 +177,14 @@ impl Simulation {
     }
 
     fn advance_inner(&mut self, time: SimTime) -> Result<(), SimError> {
-        let mut handled = 0u64;
-        while self.queue.peek_time().is_some_and(|t| t <= time) {
-            let (_, event) = self.queue.pop().expect("peeked");
-            self.handle(event)?;
-            self.service_touched_dies();
-            handled += 1;
-            if handled.is_multiple_of(4096) {
-                self.host_watchdog()?;
-            }
-        }
+        self.run_events(u64::MAX, Some(time))?;
         self.queue.advance_clock(time);
         self.host_watchdog()
     }
 
     /// The device cannot go on: its data store failed, or requests wait with nothing left to
     /// happen or without a completion for `run.stall_timeout`.
-    fn host_watchdog(&mut self) -> Result<(), SimError> {
+    pub(super) fn host_watchdog(&mut self) -> Result<(), SimError> {
         if let Some(e) = self.data_error() {
             return Err(e.into());
         }

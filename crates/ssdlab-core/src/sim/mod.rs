@@ -171,6 +171,16 @@ impl Flow {
     }
 }
 
+/// Why the event loop returned.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum LoopEnd {
+    /// Nothing is left to happen: no event is queued.
+    Empty,
+    /// The event budget is spent, no event is due by the host's time, or the watchdog ended
+    /// the run.
+    Stopped,
+}
+
 pub struct Simulation {
     config: Config,
     config_echo: serde_json::Value,
@@ -419,22 +429,42 @@ impl Simulation {
     }
 
     fn step_inner(&mut self, max_events: u64) -> Result<bool, SimError> {
+        if self.run_events(max_events, None)? == LoopEnd::Empty {
+            self.finished = true;
+            if self.requests.live() > 0 {
+                return Err(SimError::EndOfLife(self.stall_report()));
+            }
+            self.note_stalled_background_writes();
+        }
+        Ok(self.finished)
+    }
+
+    /// The event loop: the one place events are handled, for runs (`step`, `until` = `None`)
+    /// and for an outside host (`advance_to`: the events due by `until`). One call site keeps
+    /// `handle` and the handlers under it inlined in every build: with a loop per caller, the
+    /// Python extension and the NBD server (which link both) kept them out of line and ran
+    /// 8.5 % more instructions per read than a binary with one caller (callgrind, 200,000
+    /// random reads).
+    fn run_events(&mut self, max_events: u64, until: Option<SimTime>) -> Result<LoopEnd, SimError> {
         for i in 0..max_events {
-            if i % 4096 == 0 && self.watchdog()? {
-                break;
+            match until {
+                // A run's watchdog looks before every 4096th event (it may end the run)...
+                None if i % 4096 == 0 && self.watchdog()? => return Ok(LoopEnd::Stopped),
+                None => {}
+                Some(time) if !self.queue.peek_time().is_some_and(|t| t <= time) => return Ok(LoopEnd::Stopped),
+                Some(_) => {}
             }
             let Some((_, event)) = self.queue.pop() else {
-                self.finished = true;
-                if self.requests.live() > 0 {
-                    return Err(SimError::EndOfLife(self.stall_report()));
-                }
-                self.note_stalled_background_writes();
-                break;
+                return Ok(LoopEnd::Empty);
             };
             self.handle(event)?;
             self.service_touched_dies();
+            // ...an outside host's after every 4096th (and once more when the clock is set).
+            if until.is_some() && (i + 1) % 4096 == 0 {
+                self.host_watchdog()?;
+            }
         }
-        Ok(self.finished)
+        Ok(LoopEnd::Stopped)
     }
 
     /// Runs to the end and returns the results.
