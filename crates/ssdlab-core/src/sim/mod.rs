@@ -451,7 +451,7 @@ impl Simulation {
                 // A run's watchdog looks before every 4096th event (it may end the run)...
                 None if i % 4096 == 0 && self.watchdog()? => return Ok(LoopEnd::Stopped),
                 None => {}
-                Some(time) if !self.queue.peek_time().is_some_and(|t| t <= time) => return Ok(LoopEnd::Stopped),
+                Some(time) if self.queue.peek_time().is_none_or(|t| t > time) => return Ok(LoopEnd::Stopped),
                 Some(_) => {}
             }
             let Some((_, event)) = self.queue.pop() else {
