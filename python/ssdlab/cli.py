@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import signal
@@ -793,6 +794,11 @@ def main() -> None:
     except Terminated:  # a command without its own cleanup (report, import-mqsim)
         print("error: terminated (SIGTERM)", file=sys.stderr)
         sys.exit(EXIT_TERMINATED)
+    finally:
+        # What the command built lives until the process ends: the interpreter's collections
+        # at exit need not walk it (30-40 ms of every command: typer's, rich's and the results
+        # models' objects). Exit handlers, file closing and deallocation run as before.
+        gc.freeze()
 
 
 if __name__ == "__main__":
