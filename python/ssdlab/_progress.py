@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import math
 import time
+from typing import TYPE_CHECKING
 
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
+
+# rich.progress (about 10 ms to import) only once a bar is drawn: most short runs never draw one.
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 
 class ConsoleProgress:
@@ -37,6 +41,14 @@ class ConsoleProgress:
             shown = self._console.is_terminal or self._console.is_jupyter
             if not shown or time.monotonic() < self._deadline:
                 return
+            from rich.progress import (
+                BarColumn,
+                Progress,
+                TaskProgressColumn,
+                TextColumn,
+                TimeElapsedColumn,
+            )
+
             self._bar = Progress(
                 TextColumn("{task.description}"),
                 BarColumn(),

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ssdlab import __version__, _outputs, _preload
 from ssdlab._core import ConfigError, TraceError
@@ -568,6 +567,8 @@ def sweep(
             _fail(str(e))
         except (OSError, TimeoutError, ValueError) as e:
             _fail(f"--dask {dask}: cannot reach the Dask scheduler: {e}")
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
     bar = Progress(
         TextColumn("runs"),
         BarColumn(),
