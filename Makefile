@@ -89,6 +89,7 @@ bench: develop live-deps
 	cargo bench -p ssdlab-core --bench throughput
 	$(PY) scripts/bench_live.py --out bench-live.json
 	$(PY) scripts/bench_sweep.py --out results/bench-sweep.json
+	$(PY) scripts/bench_cli.py --out results/bench-cli.json
 
 fmt: $(DEPS)
 	cargo fmt --all

@@ -1,8 +1,10 @@
 """`import ssdlab` loads only the native core; each public name loads its module when first used
 (issue 18: a short `ssdlab run` should not pay for plotting, comparison or the NBD server)."""
 
+import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import ssdlab
@@ -165,3 +167,28 @@ def test_the_command_leaves_its_objects_to_the_exit():
         "print(gc.get_freeze_count() > 0)\n"
     )
     assert python(code).strip().splitlines()[-1] == "True"
+
+
+def test_the_start_up_benchmark_reports_every_row(tmp_path):
+    """`make bench`'s command start-up benchmark (scripts/bench_cli.py) at one run: the
+    interpreter, the import, a parse-only command and a short run with its overhead."""
+    out = tmp_path / "bench-cli.json"
+    script = Path(__file__).resolve().parents[1] / "scripts/bench_cli.py"
+    done = subprocess.run(
+        [sys.executable, script, "--runs", "1", "--requests", "100", "--out", out],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    document = json.loads(out.read_text())
+    assert document["name"] == "cli-start" and document["runs"] == 1
+    rows = {row["what"]: row for row in document["rows"]}
+    assert list(rows) == ["interpreter", "import", "version", "run"]
+    for row in rows.values():
+        assert 0 < row["min_seconds"] <= row["median_seconds"]
+    run = rows["run"]
+    assert "OUT" in run["command"] and "short.toml" in run["command"]
+    # The overhead is the whole run less its simulation: positive, and below the whole.
+    assert 0 < run["overhead"]["median_seconds"] < run["median_seconds"]
+    assert rows["interpreter"]["median_seconds"] < rows["import"]["median_seconds"]
