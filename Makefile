@@ -35,11 +35,11 @@ $(DEPS): pyproject.toml Makefile | $(PY)
 
 # Builds the Rust extension into the virtualenv (incremental after the first build), and the
 # package's bytecode: an editable install leaves none, and where PYTHONDONTWRITEBYTECODE is set
-# (as on the CI machine) Python would compile every module at every start, 30-90 ms of each
-# `ssdlab` command (README, Speed). An edited module is compiled again on import.
+# (as on the CI machine) Python would compile every module at every start (10-20 ms of each
+# `ssdlab` command, README's Speed). An edited module is compiled again on import.
 develop: $(DEPS)
 	PIP_QUIET=1 $(BIN)/maturin develop --release --quiet
-	$(PY) -m compileall -q -x _examples python/ssdlab
+	$(PY) -m compileall -q python/ssdlab
 
 lint: $(DEPS)
 	cargo fmt --all -- --check

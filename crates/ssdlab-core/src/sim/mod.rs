@@ -174,7 +174,8 @@ impl Flow {
 /// Why the event loop returned.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum LoopEnd {
-    /// Nothing is left to happen: no event is queued.
+    /// Nothing is left to happen: no event is queued (a run's loop only; an outside host's
+    /// stops at an empty queue as at one with nothing due).
     Empty,
     /// The event budget is spent, no event is due by the host's time, or the watchdog ended
     /// the run.
