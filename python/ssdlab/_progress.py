@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-# rich.progress (about 10 ms to import) only once a bar is drawn: most short runs never draw one.
+# rich.progress (7-11 ms to import) only once a bar is drawn: most short runs never draw one.
 if TYPE_CHECKING:
     from rich.progress import Progress
 
