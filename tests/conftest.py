@@ -123,3 +123,13 @@ def run_cli(tmp_path: Path):
         )
 
     return run
+
+
+def run_script(name: str, *args: str | Path, timeout: float) -> subprocess.CompletedProcess[str]:
+    """Runs the repository's `scripts/NAME` (a `make bench` script) with this interpreter."""
+    return subprocess.run(
+        [sys.executable, REPO_ROOT / "scripts" / name, *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )

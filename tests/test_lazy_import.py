@@ -4,10 +4,10 @@
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import ssdlab
+from conftest import run_script
 
 
 def python(code: str) -> str:
@@ -173,13 +173,7 @@ def test_the_start_up_benchmark_reports_every_row(tmp_path):
     """`make bench`'s command start-up benchmark (scripts/bench_cli.py) at one run: the
     interpreter, the import, a parse-only command and a short run with its overhead."""
     out = tmp_path / "bench-cli.json"
-    script = Path(__file__).resolve().parents[1] / "scripts/bench_cli.py"
-    done = subprocess.run(
-        [sys.executable, script, "--runs", "1", "--requests", "100", "--out", out],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = run_script("bench_cli.py", "--runs", "1", "--requests", "100", "--out", out, timeout=120)
     assert done.returncode == 0, done.stderr
     document = json.loads(out.read_text())
     assert document["name"] == "cli-start" and document["runs"] == 1

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from conftest import small_config, to_toml
+from conftest import run_script, small_config, to_toml
 from ssdlab.results import Results
 from ssdlab.sweep import METRICS, SweepError, load_sweep, run_point, run_sweep
 
@@ -413,12 +413,8 @@ def test_sweep_scaling_benchmark_reports_every_executor(tmp_path):
     """`make bench`'s sweep scaling benchmark (scripts/bench_sweep.py), at a tiny size: one row
     per local worker count and per Dask cluster size, each with its efficiency per core."""
     out = tmp_path / "bench-sweep.json"
-    script = Path(__file__).resolve().parents[1] / "scripts/bench_sweep.py"
-    done = subprocess.run(
-        [sys.executable, script, "--points", "2", "--requests", "2000", "--out", out],
-        capture_output=True,
-        text=True,
-        timeout=300,
+    done = run_script(
+        "bench_sweep.py", "--points", "2", "--requests", "2000", "--out", out, timeout=300
     )
     assert done.returncode == 0, done.stderr
     document = json.loads(out.read_text())
