@@ -10,6 +10,11 @@ core: on a 1M-read MQSim comparison case, the median of 12 alternated runs went 
 Python's per-module import locks make this safe: a thread that needs a module another thread is
 importing waits for it. An import that fails here is left to fail again, with its traceback,
 where the module is used.
+
+The thread is not a daemon: a command that ends early (a refused config) waits for the import to
+finish before the interpreter shuts down. As a daemon, still importing (pydantic's compiled core)
+while the interpreter finalised, it crashed the process about once in 300-600 early exits under
+load (exit -11 instead of the refusal's 2; `tests/test_lazy_import.py`).
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ import threading
 
 
 def start(*modules: str) -> threading.Thread:
-    """Imports `modules` on a daemon thread (a run that exits early does not wait for it)."""
+    """Imports `modules` on a second thread, which the interpreter waits for at exit."""
 
     def work() -> None:
         for name in modules:
@@ -28,6 +33,6 @@ def start(*modules: str) -> threading.Thread:
             except BaseException:  # raised again where the module is imported
                 return
 
-    thread = threading.Thread(target=work, name="ssdlab-preload", daemon=True)
+    thread = threading.Thread(target=work, name="ssdlab-preload", daemon=False)
     thread.start()
     return thread
