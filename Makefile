@@ -33,12 +33,14 @@ $(DEPS): pyproject.toml Makefile | $(PY)
 	$(PY) -m pip install --quiet -r $(REQUIREMENTS)
 	touch $@
 
-# Builds the Rust extension into the virtualenv (incremental after the first build), and the
-# package's bytecode: an editable install leaves none, and where PYTHONDONTWRITEBYTECODE is set
-# (as on the CI machine) Python would compile every module at every start (10-20 ms of each
-# `ssdlab` command, README's Speed). An edited module is compiled again on import.
+# Builds the Rust extension into the virtualenv, profile-guided (scripts/pgo.py: an instrumented
+# build trained on the examples, then the build that uses its profile; the profile is kept for
+# unchanged sources; SSDLAB_PGO=0 builds without), and the package's bytecode: an editable install
+# leaves none, and where PYTHONDONTWRITEBYTECODE is set (as on the CI machine) Python would
+# compile every module at every start (10-20 ms of each `ssdlab` command, README's Speed). An
+# edited module is compiled again on import.
 develop: $(DEPS)
-	PIP_QUIET=1 $(BIN)/maturin develop --release --quiet
+	$(PY) scripts/pgo.py develop
 	$(PY) -m compileall -q python/ssdlab
 
 lint: $(DEPS)
@@ -85,8 +87,9 @@ fuzz: develop
 	SSDLAB_FUZZ_CASES=5000 SSDLAB_PROPTEST_SEED=$$(date +%s) cargo test --release -p ssdlab-core --test fuzz_inputs --quiet
 	SSDLAB_FUZZ_EXAMPLES=20 HYPOTHESIS_PROFILE=long $(BIN)/pytest -q tests/test_fuzz.py
 
+# The throughput benchmark is profile-guided as the extension is (scripts/pgo.py bench).
 bench: develop live-deps
-	cargo bench -p ssdlab-core --bench throughput
+	$(PY) scripts/pgo.py bench
 	$(PY) scripts/bench_live.py --out bench-live.json
 	$(PY) scripts/bench_sweep.py --out results/bench-sweep.json
 	$(PY) scripts/bench_cli.py --out results/bench-cli.json

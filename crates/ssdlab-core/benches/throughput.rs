@@ -4,7 +4,7 @@
 //! `make bench` (or `cargo bench -p ssdlab-core --bench throughput`) runs every case in a child
 //! process of its own, so each peak RSS is that case's alone, three times, keeping the fastest run
 //! (the others are slowed by whatever else the machine does), and writes `results/bench.json`:
-//! a list of {"name", "requests", "wall_seconds", "requests_per_second", "peak_rss_mib", ...}.
+//! a list of {"name", "requests", "wall_seconds", "requests_per_second", "peak_rss_mib", "build", ...}.
 //! `-- CASE` runs one case in this process and prints its JSON line.
 
 use std::path::{Path, PathBuf};
@@ -114,7 +114,17 @@ fn run_case(case: &Case) -> serde_json::Value {
         "user_capacity_bytes": results.device.logical_capacity_bytes,
         "precondition_mode": results.precondition.mode,
         "precondition_seconds": results.precondition.wall_seconds,
+        "build": build(),
     })
+}
+
+/// Which build ran: `scripts/pgo.py bench` (`make bench`) compiles the benchmark with a profile
+/// of the training runs and names it here; a plain `cargo bench` is the release build alone.
+fn build() -> String {
+    match option_env!("SSDLAB_PGO_PROFILE") {
+        Some(profile) => format!("release, profile-guided ({profile})"),
+        None => "release".to_string(),
+    }
 }
 
 fn main() -> ExitCode {
