@@ -13,19 +13,24 @@ Each builds the code instrumented (`-Cprofile-generate`), runs the training set 
 the counts with `llvm-profdata` (rustup's `llvm-tools` component, installed here if missing) and
 builds again with `-Cprofile-use`. The training set is every example config (sweeps aside), each
 flow capped at TRAINING_REQUESTS requests, the hot workloads of `scripts/pgo-training/` (random
-reads, random writes with GC, MQSim's cached mapping table and write cache, steady state), and
-for the extension a host driving the stepping API with data (`examples/hosts/closed_loop_app.py`).
-Code that no training run reaches is laid out as cold, so every feature with an example is
-trained.
+reads, random writes with GC, MQSim's cached mapping table and write cache, steady state: close
+to what the benchmarks and the MQSim comparison measure), and for the extension a host driving
+the stepping API with data (`examples/hosts/closed_loop_app.py`). Code that no training run
+reaches is laid out as cold, so every feature with an example is trained; paths without one
+(say, a trace format no example replays) may run slower than in the plain build.
 
-The profile is made from this checkout's sources and kept under `target/pgo/` with a hash of them
-(and of the compiler and the training set), so it is never stale: a later build of the same
-sources reuses it, a build of changed sources trains again. The PGO builds have target folders of
-their own (RUSTFLAGS differ), so `cargo build --release` and `cargo test` keep theirs.
+The profile is made from this checkout and kept under `target/pgo/` with a hash of the Rust
+sources, the compiler and the training inputs: a later build of the same sources reuses it, a
+build of changed sources trains again. rustc records the profile as an input of every crate, so
+that build compiles every crate again too (about 4 minutes on two cores): `SSDLAB_PGO=0` while
+iterating on the Rust code. The PGO builds have target folders of their own, so `cargo build
+--release` and `cargo test` keep theirs. Their flags go in `CARGO_ENCODED_RUSTFLAGS` (after any
+the environment gives in it or in `RUSTFLAGS`), which cargo takes instead of the `rustflags` of
+its config files.
 
-`SSDLAB_PGO=0` builds without it (as before, about half the build time). Without
-`llvm-profdata` (no rustup, or no network for the component) the build goes on without it and
-says so. PGO changes the speed of the code only: results are the same bytes
+`SSDLAB_PGO=0` builds without it (as before, about half the build time). Where it cannot be had
+(no `llvm-profdata`; an instrumented build or a training run that fails) the build says why and
+goes on without it. PGO changes the speed of the code only: results are the same bytes
 (`scripts/same_bytes.py`).
 """
 
@@ -35,6 +40,7 @@ import argparse
 import concurrent.futures
 import glob
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -42,6 +48,7 @@ import sys
 import tempfile
 import tomllib
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -52,6 +59,16 @@ TRAINING = REPO / "scripts" / "pgo-training"
 TRAINING_REQUESTS = 20_000
 # The stepping-API host's page touches (its reads and write-backs).
 HOST_TOUCHES = 5_000
+# Left when rustup could not install llvm-tools, so that every later build does not wait on it
+# again; delete it to try again.
+UNAVAILABLE = "llvm-tools-unavailable"
+# The environment `make develop` built the extension with, for a later `maturin build` of the
+# same build (tests/test_package.py) to reuse its compiled crates rather than start over.
+DEVELOP_ENV = "develop-env.json"
+
+
+class PgoError(Exception):
+    """A step of the profile-guided build could not be done; the plain build follows."""
 
 
 def log(message: str) -> None:
@@ -64,40 +81,56 @@ def shown(path: Path) -> str:
 
 
 def run(cmd: list[str], env: dict[str, str] | None = None) -> None:
+    """Runs a build step in the checkout; a failure raises CalledProcessError."""
     subprocess.run(cmd, cwd=REPO, env=env, check=True)
 
 
 def llvm_profdata() -> str | None:
     """rustup's `llvm-profdata` for the active toolchain (its LLVM must read what rustc's
-    instrumentation writes), installing the `llvm-tools` component once if it is missing."""
+    instrumentation writes), installing the `llvm-tools` component if it is missing, once."""
 
     def find() -> str | None:
         sysroot = subprocess.run(
-            ["rustc", "--print", "sysroot"], capture_output=True, text=True, check=True
+            ["rustc", "--print", "sysroot"], cwd=REPO, capture_output=True, text=True, check=True
         ).stdout.strip()
         found = glob.glob(os.path.join(sysroot, "lib", "rustlib", "*", "bin", "llvm-profdata"))
         return found[0] if found else None
 
     tool = find()
-    if tool is None and shutil.which("rustup"):
+    marker = PGO_DIR / UNAVAILABLE
+    if tool is None and shutil.which("rustup") and not marker.exists():
         log("installing rustup's llvm-tools component (llvm-profdata)")
-        done = subprocess.run(
-            ["rustup", "component", "add", "llvm-tools"], capture_output=True, text=True
-        )
-        if done.returncode != 0:
-            log(f"rustup component add llvm-tools failed: {done.stderr.strip()[-300:]}")
+        try:
+            done = subprocess.run(
+                ["rustup", "component", "add", "llvm-tools"],
+                cwd=REPO,
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
+            failure = done.stderr.strip()[-300:] if done.returncode != 0 else None
+        except subprocess.TimeoutExpired:
+            failure = "no answer in 300 s"
         tool = find()
+        if tool is None:
+            PGO_DIR.mkdir(parents=True, exist_ok=True)
+            marker.write_text(f"rustup component add llvm-tools: {failure}\n")
+            log(f"rustup could not install llvm-tools ({failure}); delete {shown(marker)} to retry")
     return tool
 
 
 def source_key(kind: str) -> str:
-    """A hash of what the profile depends on: the Rust sources, the compiler, the training set."""
+    """A hash of what the profile depends on: the Rust sources, the compiler, the training
+    inputs (configs, traces, the stepping-API host) and this script."""
     digest = hashlib.sha256(kind.encode())
-    digest.update(subprocess.run(["rustc", "-vV"], capture_output=True, check=True).stdout)
+    compiler = subprocess.run(["rustc", "-vV"], cwd=REPO, capture_output=True, check=True)
+    digest.update(compiler.stdout)
     digest.update(Path(__file__).read_bytes())
     files = [REPO / "Cargo.toml", REPO / "Cargo.lock"]
     files += sorted((REPO / "crates").rglob("*.rs")) + sorted((REPO / "crates").rglob("*.toml"))
     files += sorted(TRAINING.glob("*.toml")) + sorted((REPO / "examples").glob("*.toml"))
+    for folder in ("hosts", "traces"):
+        files += sorted(p for p in (REPO / "examples" / folder).rglob("*") if p.is_file())
     for path in files:
         digest.update(str(path.relative_to(REPO)).encode())
         digest.update(path.read_bytes())
@@ -110,7 +143,7 @@ def flows_of(config: Path) -> int:
 
 
 def training_cases() -> list[tuple[Path, int | None]]:
-    """(config, requests cap) pairs: the examples capped, the hot workloads as written."""
+    """(config, requests cap) pairs: the hot workloads as written, the examples capped."""
     cases: list[tuple[Path, int | None]] = [(p, None) for p in sorted(TRAINING.glob("*.toml"))]
     for path in sorted((REPO / "examples").glob("*.toml")):
         if not path.name.startswith("sweep-"):
@@ -118,124 +151,149 @@ def training_cases() -> list[tuple[Path, int | None]]:
     return cases
 
 
+def python_commands(python: str, out: Path) -> list[list[str]]:
+    """The extension's training: every case through `python -m ssdlab run`, then the host."""
+    commands = []
+    for i, (config, cap) in enumerate(training_cases()):
+        caps = [] if cap is None else [f"flows.{f}.requests={cap}" for f in range(flows_of(config))]
+        sets = [arg for s in caps for arg in ("--set", s)]
+        commands.append(
+            [python, "-m", "ssdlab", "run", str(config), "-q", "--out", f"{out}/{i}", *sets]
+        )
+    host = REPO / "examples" / "hosts" / "closed_loop_app.py"
+    commands.append([python, str(host), "--touches", str(HOST_TOUCHES)])
+    return commands
+
+
+def runner_commands(runner: str, out: Path) -> list[list[str]]:
+    """The benchmark's training: every case through the example runner (`--requests` caps)."""
+    commands = []
+    for i, (config, cap) in enumerate(training_cases()):
+        caps = [] if cap is None else ["--requests", str(cap)]
+        commands.append([runner, str(config), f"{out}/{i}.json", *caps])
+    return commands
+
+
 def train(commands: list[list[str]], env: dict[str, str]) -> None:
-    """Runs the training commands two at a time (each writes its own profile file)."""
+    """Runs the training commands two at a time. The runs of one binary add their counts to the
+    same file (rustc names it by the binary; LLVM merges under a lock as each run ends)."""
+    env = {k: v for k, v in env.items() if k != "LLVM_PROFILE_FILE"}  # it would move the counts
 
     def one(cmd: list[str]) -> tuple[list[str], subprocess.CompletedProcess[str]]:
         return cmd, subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True)
 
-    jobs = min(2, os.cpu_count() or 1)
-    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+    with concurrent.futures.ThreadPoolExecutor(min(2, os.cpu_count() or 1)) as pool:
         for cmd, done in pool.map(one, commands):
             if done.returncode != 0:
-                sys.exit(
-                    f"pgo: training run failed ({done.returncode}): {' '.join(cmd)}\n"
+                pool.shutdown(cancel_futures=True)
+                raise PgoError(
+                    f"training run failed ({done.returncode}): {' '.join(cmd)}\n"
                     f"{done.stderr[-2000:]}"
                 )
 
 
 def merge(tool: str, raw: Path, profile: Path) -> None:
+    """Merges the training's raw counts into the indexed profile rustc reads."""
     files = sorted(raw.glob("*.profraw"))
     if not files:
-        sys.exit(f"pgo: the training wrote no profile under {raw}")
+        raise PgoError(f"the training wrote no counts under {shown(raw)}")
     part = profile.with_suffix(".part")
     run([tool, "merge", "-o", str(part), *map(str, files)])
     part.replace(profile)
     shutil.rmtree(raw, ignore_errors=True)
 
 
-def current(kind: str) -> tuple[Path, bool]:
-    """The profile of `kind` and whether it was made from these sources. Its path stays the same
-    from one training to the next (only a key file beside it changes): RUSTFLAGS then stay the
-    same, so after an edit cargo rebuilds the crates that changed, not every dependency."""
-    profile = PGO_DIR / f"{kind}.profdata"
-    key_file = PGO_DIR / f"{kind}.key"
-    fresh = profile.exists() and key_file.exists() and key_file.read_text() == source_key(kind)
-    return profile, fresh
+def with_rustflag(flag: str, target_dir: Path) -> dict[str, str]:
+    """The environment for a build with `flag` added to the user's own flags, in a target folder
+    of its own. CARGO_ENCODED_RUSTFLAGS separates flags by 0x1f, so a checkout path with spaces
+    stays one argument."""
+    env = {k: v for k, v in os.environ.items() if k != "RUSTFLAGS"}
+    if os.environ.get("CARGO_ENCODED_RUSTFLAGS"):
+        flags = os.environ["CARGO_ENCODED_RUSTFLAGS"].split("\x1f")
+    else:
+        flags = os.environ.get("RUSTFLAGS", "").split()
+    env["CARGO_ENCODED_RUSTFLAGS"] = "\x1f".join([*flags, flag])
+    env["CARGO_TARGET_DIR"] = str(target_dir)
+    return env
 
 
-def remember(kind: str) -> None:
-    (PGO_DIR / f"{kind}.key").write_text(source_key(kind))
-
-
-def rustflags(flag: str) -> str:
-    return " ".join(filter(None, [os.environ.get("RUSTFLAGS", ""), flag]))
+def profile_of(kind: str, train_instrumented: Callable[[Path], None]) -> Path:
+    """The profile of `kind` for these sources: the kept one, or one trained now by
+    `train_instrumented(raw counts folder)`. Its path stays the same from one training to the
+    next, beside a file with the key of the sources it was made from."""
+    PGO_DIR.mkdir(parents=True, exist_ok=True)
+    key = source_key(kind)
+    profile, key_file = PGO_DIR / f"{kind}.profdata", PGO_DIR / f"{kind}.key"
+    if profile.exists() and key_file.exists() and key_file.read_text() == key:
+        return profile
+    tool = llvm_profdata()
+    if tool is None:
+        raise PgoError("llvm-profdata not found (rustup's llvm-tools component)")
+    raw = PGO_DIR / f"raw-{kind}"
+    shutil.rmtree(raw, ignore_errors=True)
+    try:
+        train_instrumented(raw)
+        merge(tool, raw, profile)
+    except subprocess.CalledProcessError as e:
+        raise PgoError(f"{' '.join(map(str, e.cmd))} failed ({e.returncode})") from e
+    key_file.write_text(key)  # the key of the sources as they were when the training began
+    return profile
 
 
 def develop(maturin: str) -> None:
     """`maturin develop --release`, with PGO unless it is off or cannot be had."""
     plain = [maturin, "develop", "--release", "--quiet"]
-    tool = None if os.environ.get("SSDLAB_PGO") == "0" else llvm_profdata()
-    if tool is None:
-        if os.environ.get("SSDLAB_PGO") != "0":
-            log("llvm-profdata not found: building without profile-guided optimisation")
-        run(plain, env={**os.environ, "PIP_QUIET": "1"})
+    quiet = {**os.environ, "PIP_QUIET": "1"}
+    (PGO_DIR / DEVELOP_ENV).unlink(missing_ok=True)
+    if os.environ.get("SSDLAB_PGO") == "0":
+        run(plain, env=quiet)
         return
-    PGO_DIR.mkdir(parents=True, exist_ok=True)
-    profile, fresh = current("python")
-    if not fresh:
-        raw = PGO_DIR / "raw-python"
-        shutil.rmtree(raw, ignore_errors=True)
+
+    def train_instrumented(raw: Path) -> None:
         log("building the instrumented extension")
         with tempfile.TemporaryDirectory(dir=PGO_DIR) as tmp:
             wheels = Path(tmp) / "wheels"
-            env = {
-                **os.environ,
-                "RUSTFLAGS": rustflags(f"-Cprofile-generate={raw}"),
-                "CARGO_TARGET_DIR": str(PGO_DIR / "instrumented-python"),
-            }
+            env = with_rustflag(f"-Cprofile-generate={raw}", PGO_DIR / "instrumented-python")
             run([maturin, "build", "--release", "--quiet", "-o", str(wheels)], env=env)
+            built = sorted(wheels.glob("*.whl"))
+            if not built:
+                raise PgoError(f"maturin build left no wheel in {wheels}")
             package = Path(tmp) / "package"
-            with zipfile.ZipFile(next(wheels.glob("*.whl"))) as wheel:
+            with zipfile.ZipFile(built[0]) as wheel:
                 wheel.extractall(package)
             log("training it on the examples and scripts/pgo-training")
-            out = Path(tmp) / "out"
-            commands = []
-            for i, (config, cap) in enumerate(training_cases()):
-                sets = []
-                if cap is not None:
-                    for f in range(flows_of(config)):
-                        sets += ["--set", f"flows.{f}.requests={cap}"]
-                cli = [sys.executable, "-m", "ssdlab", "run", str(config), "-q"]
-                commands.append([*cli, "--out", f"{out}/{i}", *sets])
-            host = REPO / "examples" / "hosts" / "closed_loop_app.py"
-            commands.append([sys.executable, str(host), "--touches", str(HOST_TOUCHES)])
-            train(commands, {**os.environ, "PYTHONPATH": str(package)})
-        merge(tool, raw, profile)
-        remember("python")
+            # PYTHONPATH comes before the virtualenv's editable install of the plain package.
+            train(
+                python_commands(sys.executable, Path(tmp) / "out"),
+                {**quiet, "PYTHONPATH": str(package)},
+            )
+
+    try:
+        profile = profile_of("python", train_instrumented)
+    except PgoError as e:
+        log(f"{e}\npgo: building without profile-guided optimisation")
+        run(plain, env=quiet)
+        return
     log(f"building the extension with {shown(profile)}")
-    env = {
-        **os.environ,
-        "PIP_QUIET": "1",
-        "RUSTFLAGS": rustflags(f"-Cprofile-use={profile}"),
-        "CARGO_TARGET_DIR": str(PGO_DIR / "release-python"),
-    }
-    run(plain, env=env)
+    env = with_rustflag(f"-Cprofile-use={profile}", PGO_DIR / "release-python")
+    run(plain, env={**env, "PIP_QUIET": "1"})
+    used = {k: env[k] for k in ("CARGO_ENCODED_RUSTFLAGS", "CARGO_TARGET_DIR")}
+    (PGO_DIR / DEVELOP_ENV).write_text(json.dumps(used, indent=1) + "\n")
 
 
 def bench(bench_args: list[str]) -> None:
     """`cargo bench -p ssdlab-core --bench throughput`, with PGO trained through the example
-    runner (the benchmark and the runner share the library's compiled names, so one profile
-    serves both)."""
+    runner: the library's functions have the same names (symbol hashes) in the runner and the
+    benchmark, so one profile serves both (the extension's differ: it has its own)."""
     cargo_bench = ["cargo", "bench", "-p", "ssdlab-core", "--bench", "throughput"]
     cargo_bench += ["--", *bench_args] if bench_args else []
-    tool = None if os.environ.get("SSDLAB_PGO") == "0" else llvm_profdata()
-    if tool is None:
-        if os.environ.get("SSDLAB_PGO") != "0":
-            log("llvm-profdata not found: benchmarking without profile-guided optimisation")
+    if os.environ.get("SSDLAB_PGO") == "0":
         run(cargo_bench)
         return
-    PGO_DIR.mkdir(parents=True, exist_ok=True)
-    profile, fresh = current("bench")
-    if not fresh:
-        raw = PGO_DIR / "raw-bench"
-        shutil.rmtree(raw, ignore_errors=True)
+
+    def train_instrumented(raw: Path) -> None:
         target = PGO_DIR / "instrumented-bench"
-        env = {
-            **os.environ,
-            "RUSTFLAGS": rustflags(f"-Cprofile-generate={raw}"),
-            "CARGO_TARGET_DIR": str(target),
-        }
+        env = with_rustflag(f"-Cprofile-generate={raw}", target)
         log("building the instrumented runner")
         run(
             ["cargo", "build", "--release", "--quiet", "-p", "ssdlab-core", "--example", "run"],
@@ -243,21 +301,18 @@ def bench(bench_args: list[str]) -> None:
         )
         runner = str(target / "release" / "examples" / "run")
         with tempfile.TemporaryDirectory(dir=PGO_DIR) as tmp:
-            commands = []
-            for i, (config, cap) in enumerate(training_cases()):
-                cmd = [runner, str(config), f"{tmp}/{i}.json"]
-                commands.append(cmd + (["--requests", str(cap)] if cap is not None else []))
             log("training it on the examples and scripts/pgo-training")
-            train(commands, dict(os.environ))
-        merge(tool, raw, profile)
-        remember("bench")
-    env = {
-        **os.environ,
-        "RUSTFLAGS": rustflags(f"-Cprofile-use={profile}"),
-        "CARGO_TARGET_DIR": str(PGO_DIR / "release-bench"),
-        # Compiled into the benchmark (its rows' "build"), so its JSON says which build it timed.
-        "SSDLAB_PGO_PROFILE": profile.name,
-    }
+            train(runner_commands(runner, Path(tmp)), dict(os.environ))
+
+    try:
+        profile = profile_of("bench", train_instrumented)
+    except PgoError as e:
+        log(f"{e}\npgo: benchmarking without profile-guided optimisation")
+        run(cargo_bench)
+        return
+    env = with_rustflag(f"-Cprofile-use={profile}", PGO_DIR / "release-bench")
+    # Compiled into the benchmark (its rows' "build"), so its JSON says which build it timed.
+    env["SSDLAB_PGO_PROFILE"] = f"{profile.name}, sources {(PGO_DIR / 'bench.key').read_text()}"
     log(f"benchmarking the build with {shown(profile)}")
     run(cargo_bench, env=env)
 

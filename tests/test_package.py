@@ -129,6 +129,12 @@ def test_built_wheel_installs_and_runs_in_a_fresh_virtualenv(tmp_path):
     new virtualenv with its dependencies (no extras): the console script runs, the examples are
     there, and the extras are missing with their explanation."""
     wheels = tmp_path / "wheels"
+    # `make develop`'s profile-guided build has its own flags and target folder
+    # (scripts/pgo.py): the same ones here, so that nothing is compiled again.
+    develop_env = REPO_ROOT / "target" / "pgo" / "develop-env.json"
+    build_env = dict(os.environ)
+    if develop_env.exists():
+        build_env.update(json.loads(develop_env.read_text()))
     build = subprocess.run(
         [
             sys.executable,
@@ -143,6 +149,7 @@ def test_built_wheel_installs_and_runs_in_a_fresh_virtualenv(tmp_path):
             str(wheels),
         ],
         cwd=REPO_ROOT,
+        env=build_env,
         capture_output=True,
         text=True,
         timeout=900,
