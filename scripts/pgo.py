@@ -46,10 +46,13 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import tomllib
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
+
+# The examples' request caps as the same-bytes check writes them (`--set flows.I.requests=N`).
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from same_bytes import capped
 
 REPO = Path(__file__).resolve().parents[1]
 PGO_DIR = REPO / "target" / "pgo"
@@ -137,11 +140,6 @@ def source_key(kind: str) -> str:
     return digest.hexdigest()[:16]
 
 
-def flows_of(config: Path) -> int:
-    with config.open("rb") as f:
-        return len(tomllib.load(f).get("flows", []))
-
-
 def training_cases() -> list[tuple[Path, int | None]]:
     """(config, requests cap) pairs: the hot workloads as written, the examples capped."""
     cases: list[tuple[Path, int | None]] = [(p, None) for p in sorted(TRAINING.glob("*.toml"))]
@@ -155,8 +153,7 @@ def python_commands(python: str, out: Path) -> list[list[str]]:
     """The extension's training: every case through `python -m ssdlab run`, then the host."""
     commands = []
     for i, (config, cap) in enumerate(training_cases()):
-        caps = [] if cap is None else [f"flows.{f}.requests={cap}" for f in range(flows_of(config))]
-        sets = [arg for s in caps for arg in ("--set", s)]
+        sets = [arg for s in capped(config, cap) for arg in ("--set", s)]
         commands.append(
             [python, "-m", "ssdlab", "run", str(config), "-q", "--out", f"{out}/{i}", *sets]
         )

@@ -146,7 +146,7 @@ impl Simulation {
     /// for it) and return the physical page it was translated to, or `UNMAPPED` when its page
     /// was unmapped.
     pub(super) fn unpin_read(&mut self, id: u32, t: &Transaction) -> u32 {
-        // (The sets are empty in most runs: no hashing then.)
+        // (Most runs read no unmapped page: the set is empty and not looked into.)
         if !self.read_pins.unmapped.is_empty() && self.read_pins.unmapped.remove(id) {
             return UNMAPPED;
         }
