@@ -2,12 +2,14 @@
 (issue 18: a short `ssdlab run` should not pay for plotting, comparison or the NBD server)."""
 
 import json
+import os
 import subprocess
 import sys
 
 import pytest
 import ssdlab
 from conftest import run_script
+from ssdlab import _preload
 
 
 def python(code: str) -> str:
@@ -206,3 +208,79 @@ def test_the_start_up_benchmark_reports_every_row(tmp_path):
     # The overhead is the whole run less its simulation: positive, and below the whole.
     assert 0 < run["overhead"]["median_seconds"] < run["median_seconds"]
     assert rows["interpreter"]["median_seconds"] < rows["import"]["median_seconds"]
+
+
+def test_the_command_line_leaves_rich_unloaded_until_it_prints():
+    # rich is 20-30 ms of every command's start; `ssdlab run` imports it on the preload thread
+    # while the model runs (ssdlab._console), so the command line itself must not.
+    code = "import sys, ssdlab.cli\nprint(any(m.split('.')[0] == 'rich' for m in sys.modules))\n"
+    assert python(code).strip() == "False"
+
+
+def test_a_discarding_console_renders_nothing_and_imports_nothing():
+    code = (
+        "import sys\n"
+        "from ssdlab._console import LazyConsole\n"
+        "quiet = LazyConsole(discard=True)\n"
+        "quiet.print('[bold]not shown[/]')\n"
+        "quiet.print_labelled('[yellow]warning:[/]', 'a [red] bracket')\n"
+        "print(any(m.split('.')[0] == 'rich' for m in sys.modules), quiet.discards)\n"
+    )
+    assert python(code).split() == ["False", "True"]
+
+
+def test_a_lazy_console_prints_the_label_as_markup_and_the_text_as_written():
+    code = (
+        "import io\n"
+        "from ssdlab._console import LazyConsole\n"
+        "out = io.StringIO()\n"
+        "console = LazyConsole(file=out, highlight=False, width=200)\n"
+        "console.print_labelled('[yellow]warning:[/]', 'keep [red]these[/] brackets')\n"
+        "console.print('wrote [x].json', markup=False)\n"
+        "print(out.getvalue(), end='')\n"
+        "print(type(console.console).__name__, console.width)\n"
+    )
+    assert python(code).splitlines() == [
+        "warning: keep [red]these[/] brackets",
+        "wrote [x].json",
+        "Console 200",
+    ]
+
+
+def test_a_discarding_console_still_gives_a_console_to_rich():
+    # rich's own objects (a table's measurement, a progress bar) need a real Console: a
+    # discarding one gives one that writes to the null device.
+    from ssdlab._console import LazyConsole
+
+    quiet = LazyConsole(discard=True)
+    quiet.console.print("nothing shown")
+    assert quiet.console.file.name == os.devnull
+
+
+def test_the_preload_hands_the_gil_over_quickly_and_restores_the_interval():
+    code = (
+        "import sys\n"
+        "from ssdlab import _preload\n"
+        "sys.setswitchinterval(0.004)\n"
+        "thread = _preload.start('json')\n"
+        "during = sys.getswitchinterval()\n"
+        "thread.join()\n"
+        "print(round(during, 6), round(sys.getswitchinterval(), 6))\n"
+    )
+    assert python(code).split() == [str(_preload.SWITCH_INTERVAL_SECONDS), "0.004"]
+
+
+def test_the_command_starts_the_preload_once(monkeypatch):
+    # The results models are imported once per command (an MQSim pair may hold several
+    # scenarios), from the first run's start.
+    import ssdlab.cli as cli
+
+    started = []
+    monkeypatch.setattr(cli._preload, "start", lambda *modules: started.append(modules))
+    cli._preload_results.cache_clear()
+    try:
+        cli._preload_results()
+        cli._preload_results()
+    finally:
+        cli._preload_results.cache_clear()
+    assert started == [("ssdlab.results", "rich.console", "rich.table", "rich.markup")]

@@ -20,18 +20,30 @@ load (exit -11 instead of the refusal's 2; `tests/test_lazy_import.py`).
 from __future__ import annotations
 
 import importlib
+import sys
 import threading
+
+# The GIL's switch interval while a preload runs. The simulation hands the GIL back between
+# steps (tens of milliseconds each); at Python's default of 5 ms each return waited up to 5 ms
+# for the importing thread to let go of it.
+SWITCH_INTERVAL_SECONDS = 0.0005
 
 
 def start(*modules: str) -> threading.Thread:
-    """Imports `modules` on a second thread, which the interpreter waits for at exit."""
+    """Imports `modules` on a second thread, which the interpreter waits for at exit. While it
+    runs, the GIL changes hands every 0.5 ms (see `SWITCH_INTERVAL_SECONDS`)."""
+    previous = sys.getswitchinterval()
+    sys.setswitchinterval(min(previous, SWITCH_INTERVAL_SECONDS))
 
     def work() -> None:
-        for name in modules:
-            try:
-                importlib.import_module(name)
-            except BaseException:  # raised again where the module is imported
-                return
+        try:
+            for name in modules:
+                try:
+                    importlib.import_module(name)
+                except BaseException:  # raised again where the module is imported
+                    return
+        finally:
+            sys.setswitchinterval(previous)
 
     thread = threading.Thread(target=work, name="ssdlab-preload", daemon=False)
     thread.start()

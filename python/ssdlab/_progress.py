@@ -12,10 +12,12 @@ import math
 import time
 from typing import TYPE_CHECKING
 
-from rich.console import Console
+from ssdlab._console import LazyConsole
 
 # rich.progress (7-11 ms to import) only once a bar is drawn: most short runs never draw one.
+# rich itself only once the run has lasted `delay` (the consoles are made on first use).
 if TYPE_CHECKING:
+    from rich.console import Console
     from rich.progress import Progress
 
 
@@ -23,8 +25,12 @@ class ConsoleProgress:
     """A rich progress bar that only appears once the run has lasted `delay` seconds (never
     when `delay` is None: ``--quiet``), in a terminal or a notebook, and shows the phase."""
 
-    def __init__(self, console: Console | None = None, delay: float | None = 1.0) -> None:
-        self._console = console if console is not None else Console(stderr=True)
+    def __init__(
+        self, console: Console | LazyConsole | None = None, delay: float | None = 1.0
+    ) -> None:
+        if console is None:
+            console = LazyConsole(stderr=True)
+        self._console = console
         self._deadline = time.monotonic() + delay if delay is not None else math.inf
         self._bar: Progress | None = None
         self._task = None
@@ -38,8 +44,12 @@ class ConsoleProgress:
 
     def __call__(self, fraction: float) -> None:
         if self._bar is None:
-            shown = self._console.is_terminal or self._console.is_jupyter
-            if not shown or time.monotonic() < self._deadline:
+            if time.monotonic() < self._deadline:
+                return
+            console = self._console
+            if isinstance(console, LazyConsole):
+                console = console.console
+            if not (console.is_terminal or console.is_jupyter):
                 return
             from rich.progress import (
                 BarColumn,
@@ -54,7 +64,7 @@ class ConsoleProgress:
                 BarColumn(),
                 TaskProgressColumn(),
                 TimeElapsedColumn(),
-                console=self._console,
+                console=console,
                 transient=True,
             )
             self._bar.start()

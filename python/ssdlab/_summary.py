@@ -7,15 +7,13 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rich import box
-from rich.console import Console
-from rich.measure import Measurement
-from rich.table import Table
-from rich.text import Text
-
 from ssdlab._core import ConfigError
 
+# rich is imported where a table is printed: `ssdlab run` reads `default_notes` before its
+# simulation and imports rich on the preload thread during it (ssdlab._console).
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from ssdlab.results import Fairness, OpStats, Results
 
 
@@ -69,6 +67,11 @@ def latency_text(value: float | None) -> str:
 def print_summary(stdout: Console, results: Results) -> None:
     """The table of flows and ops, the device line, GC, data checks, the starting state and the
     run's times, on `stdout` (the caption says what the device rows cover)."""
+    from rich import box
+    from rich.measure import Measurement
+    from rich.table import Table
+    from rich.text import Text
+
     flows_timed = len(results.flows) > 1 or any(
         abs(f.interval_seconds - results.simulated_seconds) > 1e-9 for f in results.flows
     )
@@ -167,6 +170,10 @@ def starting_state(results: Results) -> str:
 
 
 def print_fairness(stdout: Console, fairness: Fairness) -> None:
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, padding=(0, 1, 0, 0))
     table.add_column("flow", overflow="fold", min_width=8)
     for column in ("shared mean", "alone mean", "slowdown"):

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import gc
 import json
-import os
 import signal
 import sys
 import textwrap
@@ -13,14 +13,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 
 from ssdlab import __version__, _outputs, _preload
+from ssdlab._console import LazyConsole, escape
 from ssdlab._core import ConfigError, TraceError
 from ssdlab._extras import MissingExtraError
 from ssdlab._progress import ConsoleProgress
-from ssdlab._summary import default_notes, print_fairness, print_summary
+from ssdlab._summary import default_notes
 from ssdlab.api import DataIntegrityError, simulate
 from ssdlab.mqsim import Scenario, import_mqsim, is_mqsim_file, toml_paths
 
@@ -55,8 +54,9 @@ app = typer.Typer(
     help="ssdlab: a fast multi-queue SSD simulator.",
 )
 # Piped output is not squeezed to 80 columns: the table is meant to be read whole in a log.
-stdout = Console(highlight=False, width=None if sys.stdout.isatty() else 200)
-stderr = Console(stderr=True, highlight=False)
+# Both are made when first printed to (ssdlab._console: rich is imported meanwhile).
+stdout = LazyConsole(highlight=False, width=None if sys.stdout.isatty() else 200)
+stderr = LazyConsole(stderr=True, highlight=False)
 # Where warnings go: beside the summary, or to stderr under --quiet and --json.
 _warnings = stdout
 
@@ -65,7 +65,7 @@ def _go_quiet() -> None:
     """--quiet and --json: stdout carries nothing of ours but the results document, warnings go
     to stderr and no progress bar is drawn."""
     global stdout, _warnings
-    stdout = Console(file=open(os.devnull, "w"), highlight=False)  # noqa: SIM115 (lives as long as the process)
+    stdout = LazyConsole(discard=True, highlight=False)
     _warnings = stderr
 
 
@@ -151,8 +151,6 @@ def run(
     ] = False,
 ) -> None:
     """Simulate CONFIG (or an MQSim file pair), write results.json and print a summary."""
-    # The results models are needed once the run is over: imported meanwhile, on the other core.
-    _preload.start("ssdlab.results")
     if as_json or quiet:
         _go_quiet()
     overrides = list(set_ or [])
@@ -169,7 +167,7 @@ def run(
     if config.is_file():  # a mistyped config name makes no folder and moves nothing
         _prepare_out_dir(out_dir)
     for note in default_notes(config, overrides):
-        stdout.print(f"[cyan]note:[/] {escape(note)}")
+        stdout.print_labelled("[cyan]note:[/]", note)
     results, mismatch = _simulate(config, overrides, alone, records_dir=out_dir)
     _save_and_show(results, out_dir, report)
     if as_json:
@@ -189,7 +187,7 @@ def _prepare_out_dir(folder: Path) -> None:
     except OSError as e:
         _fail(str(e))
     if previous is not None:
-        stdout.print(f"moved the previous results to {escape(str(previous))}")
+        stdout.print(f"moved the previous results to {previous}", markup=False)
 
 
 def _model_line(overrides: list[str]) -> str:
@@ -251,6 +249,14 @@ def _run_mqsim(
     return documents
 
 
+@functools.cache
+def _preload_results() -> None:
+    """The results models are needed once the run is over: imported meanwhile, on the other
+    core. Started when the first run starts rather than with the command, so that the work
+    before it (reading the config, preparing the folder) does not share the GIL with the import."""
+    _preload.start("ssdlab.results", "rich.console", "rich.table", "rich.markup")
+
+
 def _simulate(
     config: Path | Scenario,
     overrides: list[str],
@@ -261,6 +267,7 @@ def _simulate(
     """The run's results, and the data integrity error when its reads found wrong data (the
     results are kept: the caller saves them, then fails)."""
     progress = ConsoleProgress(stderr, PROGRESS_DELAY_SECONDS if _warnings is not stderr else None)
+    _preload_results()
     try:
         try:
             results = simulate(
@@ -291,14 +298,17 @@ def _save_and_show(results: Results, out_dir: Path, report: bool = False) -> Non
         failure = f"cannot write {target}: {_outputs.reason(e)}"
 
     # The numbers on screen even when the file could not be written.
-    print_summary(stdout, results)
-    if results.fairness is not None:
-        print_fairness(stdout, results.fairness)
+    if not stdout.discards:
+        from ssdlab._summary import print_fairness, print_summary
+
+        print_summary(stdout.console, results)
+        if results.fairness is not None:
+            print_fairness(stdout.console, results.fairness)
     for warning in results.warnings:
-        _warnings.print(f"[yellow]warning:[/] {escape(warning)}")
+        _warnings.print_labelled("[yellow]warning:[/]", warning)
     if failure is not None:
         _fail(failure)
-    stdout.print(f"wrote {escape(str(target))}")
+    stdout.print(f"wrote {target}", markup=False)
     if report:
         _write_report(out_dir, [])
 
@@ -314,7 +324,7 @@ def _write_report(folder: Path, metrics: list[str]) -> None:
         _fail(str(e))
     except OSError as e:
         _fail(f"cannot write the report in {folder}: {_outputs.reason(e)}")
-    stdout.print(f"wrote {escape(str(target))}")
+    stdout.print(f"wrote {target}", markup=False)
 
 
 @app.command("import-mqsim")
@@ -354,9 +364,9 @@ def import_mqsim_command(
             path.write_text(s.to_toml(path, comments), encoding="utf-8")
         except OSError as e:
             _fail(f"cannot write {path}: {e.strerror or e}")
-        stdout.print(f"scenario {s.index}: wrote {escape(str(path))}")
+        stdout.print(f"scenario {s.index}: wrote {path}", markup=False)
         for warning in s.warnings:
-            stdout.print(f"[yellow]warning:[/] {escape(warning)}")
+            stdout.print_labelled("[yellow]warning:[/]", warning)
 
 
 @app.command()
@@ -429,7 +439,7 @@ def sweep(
         BarColumn(),
         TextColumn("{task.completed}/{task.total}"),
         TimeElapsedColumn(),
-        console=stderr,
+        console=stderr.console,
         transient=True,
     )
     task = bar.add_task("runs", total=len(plan.points))
@@ -471,7 +481,7 @@ def sweep(
     )
     for row in result.failed:
         stdout.print(f"[red]failed:[/] run {row['run']}: {escape(str(row['error']))}")
-    stdout.print(f"wrote {escape(str(result.table_path))}")
+    stdout.print(f"wrote {result.table_path}", markup=False)
     if report:
         _write_report(out_dir, [])
     if any(str(row["error"]).startswith("DataIntegrityError") for row in result.failed):
@@ -515,7 +525,7 @@ def examples_command(
         command = "sweep" if find_example(name).is_sweep else "run"
     except (ExampleError, OSError) as e:
         _fail(str(e))
-    stdout.print(f"wrote {escape(str(path))}; try: ssdlab {command} {escape(str(path))}")
+    stdout.print(f"wrote {path}; try: ssdlab {command} {path}", markup=False)
 
 
 @app.command("analytic")
@@ -631,7 +641,7 @@ def _write_compare(folders: list[Path], out: Path | None) -> None:
         _fail(str(e))
     except OSError as e:
         _fail(f"cannot write {out or 'compare.html'}: {_outputs.reason(e)}")
-    stdout.print(f"wrote {escape(str(target))}")
+    stdout.print(f"wrote {target}", markup=False)
 
 
 def _fail(message: str, code: int = EXIT_REFUSED) -> NoReturn:

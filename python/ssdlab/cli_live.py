@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.markup import escape
 
 from ssdlab import _outputs
+from ssdlab._console import escape
 from ssdlab._core import ConfigError, TraceError
 from ssdlab._summary import print_summary
 from ssdlab.cli import _fail, _prepare_out_dir, _save_and_show, app, stdout
@@ -161,6 +161,6 @@ def control_command(
         return
     from ssdlab.results import Results
 
-    print_summary(stdout, Results.from_json(json.dumps(answer)))
+    print_summary(stdout.console, Results.from_json(json.dumps(answer)))
     info = answer.get("live", {})
     stdout.print(f"live: {info.get('requests', 0)} requests so far")
