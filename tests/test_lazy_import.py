@@ -284,3 +284,43 @@ def test_the_command_starts_the_preload_once(monkeypatch):
     finally:
         cli._preload_results.cache_clear()
     assert started == [("ssdlab.results", "rich.console", "rich.table", "rich.markup")]
+
+
+def test_the_command_named_first_is_the_only_one_built():
+    # Typer builds every command's parameters before running one; `main` hands it only the
+    # command named first, and every command for anything else (help, a mistyped name).
+    import ssdlab.cli as cli
+
+    every = [c.name or c.callback.__name__ for c in cli.app.registered_commands]
+    assert len(every) >= 9
+    assert [c.callback.__name__ for c in cli._commands_named(["run"])] == ["run"]
+    assert [c.name for c in cli._commands_named(["import-mqsim"])] == ["import-mqsim"]
+    assert cli._commands_named(["rnu"]) == cli.app.registered_commands
+    assert cli._commands_named(["--help"]) == cli.app.registered_commands
+    assert cli._commands_named([]) == cli.app.registered_commands
+
+
+def test_main_runs_the_command_named_and_keeps_every_command_registered():
+    code = (
+        "import sys\n"
+        "import ssdlab.cli as cli\n"
+        "before = len(cli.app.registered_commands)\n"
+        "for argv in (['ssdlab', 'examples'], ['ssdlab', 'rnu'], ['ssdlab', '--help']):\n"
+        "    sys.argv = argv\n"
+        "    try:\n"
+        "        cli.main()\n"
+        "    except SystemExit as e:\n"
+        "        print('exit', e.code)\n"
+        "print('kept', len(cli.app.registered_commands) == before)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    lines = done.stdout.splitlines()
+    assert "amber-intel750" in done.stdout  # the examples listed
+    assert "No such command 'rnu'" in done.stderr and "Did you mean 'run'?" in done.stderr
+    assert "import-mqsim" in done.stdout and "serve" in done.stdout  # --help lists them all
+    assert [line for line in lines if line.startswith(("exit", "kept"))] == [
+        "exit 0",
+        "exit 2",
+        "exit 0",
+        "kept True",
+    ]
