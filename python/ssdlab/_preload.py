@@ -7,8 +7,8 @@ second thread meanwhile takes most of that time off the command on a machine wit
 core: on a 1M-read MQSim comparison case, the median of 12 alternated runs went from 850 to
 782 ms (issue 18, target 1). ``ssdlab run`` starts it with the first run, not with the command,
 so that the work before the run does not share the GIL with the import; with rich (imported
-here too, `ssdlab._console`) and the switch interval below, the same case went from 467 to
-393 ms (ten alternated runs, 2026-12-07).
+here too, `ssdlab._console`) and the switch interval below, the same case went from 454 to
+380 ms (twelve alternated runs, 2026-12-07, typer's lighter start included).
 
 Python's per-module import locks make this safe: a thread that needs a module another thread is
 importing waits for it. An import that fails here is left to fail again, with its traceback,
