@@ -255,6 +255,7 @@ def test_a_discarding_console_still_gives_a_console_to_rich():
     quiet = LazyConsole(discard=True)
     quiet.console.print("nothing shown")
     assert quiet.console.file.name == os.devnull
+    quiet.console.file.close()
 
 
 def test_the_preload_hands_the_gil_over_quickly_and_restores_the_interval():
@@ -272,18 +273,75 @@ def test_the_preload_hands_the_gil_over_quickly_and_restores_the_interval():
 
 def test_the_command_starts_the_preload_once(monkeypatch):
     # The results models are imported once per command (an MQSim pair may hold several
-    # scenarios), from the first run's start.
+    # scenarios), from the first run's start; rich with them unless stdout discards.
     import ssdlab.cli as cli
+    from ssdlab._console import LazyConsole
 
-    started = []
-    monkeypatch.setattr(cli._preload, "start", lambda *modules: started.append(modules))
-    cli._preload_results.cache_clear()
-    try:
-        cli._preload_results()
-        cli._preload_results()
-    finally:
+    for discard, rich in ((False, ("rich.console", "rich.table", "rich.markup")), (True, ())):
+        started = []
+        monkeypatch.setattr(cli._preload, "start", lambda *m, seen=started: seen.append(m))
+        monkeypatch.setattr(cli, "stdout", LazyConsole(discard=discard))
         cli._preload_results.cache_clear()
-    assert started == [("ssdlab.results", "rich.console", "rich.table", "rich.markup")]
+        try:
+            cli._preload_results()
+            cli._preload_results()
+        finally:
+            cli._preload_results.cache_clear()
+        assert started == [("ssdlab.results", *rich)]
+
+
+def test_a_quiet_run_leaves_rich_to_the_end(tmp_path):
+    # Under --quiet nothing is printed before the simulation, and rich is not preloaded: it is
+    # not loaded when the simulation starts (it comes in only for warnings).
+    config = tmp_path / "tiny.toml"
+    config.write_text(
+        'seed = 1\n[precondition]\nmode = "none"\n'
+        '[[flows]]\nread_fraction = 1.0\nrequest_size = "4KiB"\nqueue_depth = 4\nrequests = 50\n'
+    )
+    code = (
+        "import sys\n"
+        "import ssdlab.cli as cli\n"
+        "real = cli.simulate\n"
+        "seen = []\n"
+        "def simulate(*a, **k):\n"
+        "    seen.append(any(m.split('.')[0] == 'rich' for m in sys.modules))\n"
+        "    return real(*a, **k)\n"
+        "cli.simulate = simulate\n"
+        f"sys.argv = ['ssdlab', 'run', {str(config)!r}, '--out', {str(tmp_path / 'out')!r}, '-q']\n"
+        "try:\n"
+        "    cli.main()\n"
+        "except SystemExit as e:\n"
+        "    print('exit', e.code)\n"
+        "print(seen)\n"
+    )
+    assert python(code).splitlines()[-1] == "[False]"
+    assert (tmp_path / "out" / "results.json").is_file()
+
+
+def test_overlapping_preloads_restore_the_interval_when_the_last_ends(tmp_path):
+    for name, seconds in (("quick_module", 0.05), ("slow_module", 0.4)):
+        (tmp_path / f"{name}.py").write_text(f"import time\ntime.sleep({seconds})\n")
+    code = (
+        f"import sys; sys.path.insert(0, {str(tmp_path)!r})\n"
+        "from ssdlab import _preload\n"
+        "sys.setswitchinterval(0.004)\n"
+        "quick = _preload.start('quick_module')\n"
+        "slow = _preload.start('slow_module')\n"
+        "quick.join()\n"
+        "during = sys.getswitchinterval()\n"
+        "slow.join()\n"
+        "print(round(during, 6), round(sys.getswitchinterval(), 6))\n"
+    )
+    assert python(code).split() == [str(_preload.SWITCH_INTERVAL_SECONDS), "0.004"]
+
+
+def test_a_console_that_cannot_be_made_says_why():
+    # An AttributeError while making the Console must not turn into a recursion through
+    # __getattr__.
+    from ssdlab._console import LazyConsole
+
+    with pytest.raises(TypeError, match=r"cannot make the console: .*styles"):
+        LazyConsole(theme=1).print("x")
 
 
 def test_the_command_named_first_is_the_only_one_built():

@@ -4,8 +4,9 @@ rich takes 20-30 ms of a command's start to import (``rich.console``, and ``rich
 behind ``escape``). ``ssdlab run`` prints nothing before its simulation in most cases (a TOML
 config without notes, or ``--quiet``), so it imports rich on the preload thread while the model
 runs (``ssdlab._preload``) and its consoles come into being only when something is printed
-(issue 18, target 1). Under ``--quiet`` and ``--json``, stdout's console discards what it is
-given without rendering it.
+(issue 18, target 1). Under ``--quiet`` and ``--json``, stdout's console discards what is
+printed to it without rendering it (rich's own objects given its ``console`` render into the
+null device).
 """
 
 from __future__ import annotations
@@ -42,7 +43,10 @@ class LazyConsole:
             options = self._options
             if self.discards:  # open as long as the process
                 options = {**options, "file": open(os.devnull, "w")}  # noqa: SIM115
-            self._console = Console(**options)
+            try:
+                self._console = Console(**options)
+            except AttributeError as e:  # from a property, Python would try __getattr__ instead
+                raise TypeError(f"cannot make the console: {e}") from e
         return self._console
 
     def print(self, *objects: Any, **options: Any) -> None:
@@ -57,6 +61,8 @@ class LazyConsole:
             self.console.print(f"{label} {escape(text)}")
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("_"):  # not yet set (a copy being made): not the Console's
+        # Only names this object lacks come here: its own (not yet set while a copy is made, or
+        # `console` when making the Console raised AttributeError) are not the Console's.
+        if name.startswith("_") or name in ("console", "discards"):
             raise AttributeError(name)
         return getattr(self.console, name)

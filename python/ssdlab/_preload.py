@@ -31,12 +31,33 @@ import threading
 # for the importing thread to let go of it.
 SWITCH_INTERVAL_SECONDS = 0.0005
 
+# Preloads running, and the interval before the first of them began: the last one to end puts
+# it back, whatever order they end in.
+_lock = threading.Lock()
+_running = 0
+_interval_before = 0.0
+
+
+def _begin() -> None:
+    global _running, _interval_before
+    with _lock:
+        if _running == 0:
+            _interval_before = sys.getswitchinterval()
+            sys.setswitchinterval(min(_interval_before, SWITCH_INTERVAL_SECONDS))
+        _running += 1
+
+
+def _end() -> None:
+    global _running
+    with _lock:
+        _running -= 1
+        if _running == 0:
+            sys.setswitchinterval(_interval_before)
+
 
 def start(*modules: str) -> threading.Thread:
     """Imports `modules` on a second thread, which the interpreter waits for at exit. While it
     runs, the GIL changes hands every 0.5 ms (see `SWITCH_INTERVAL_SECONDS`)."""
-    previous = sys.getswitchinterval()
-    sys.setswitchinterval(min(previous, SWITCH_INTERVAL_SECONDS))
 
     def work() -> None:
         try:
@@ -46,8 +67,13 @@ def start(*modules: str) -> threading.Thread:
                 except BaseException:  # raised again where the module is imported
                     return
         finally:
-            sys.setswitchinterval(previous)
+            _end()
 
     thread = threading.Thread(target=work, name="ssdlab-preload", daemon=False)
-    thread.start()
+    _begin()
+    try:
+        thread.start()
+    except BaseException:
+        _end()
+        raise
     return thread

@@ -187,7 +187,7 @@ def _prepare_out_dir(folder: Path) -> None:
     except OSError as e:
         _fail(str(e))
     if previous is not None:
-        stdout.print(f"moved the previous results to {previous}", markup=False)
+        stdout.print(f"moved the previous results to {previous}", markup=False, emoji=False)
 
 
 def _model_line(overrides: list[str]) -> str:
@@ -251,10 +251,13 @@ def _run_mqsim(
 
 @functools.cache
 def _preload_results() -> None:
-    """The results models are needed once the run is over: imported meanwhile, on the other
-    core. Started when the first run starts rather than with the command, so that the work
-    before it (reading the config, preparing the folder) does not share the GIL with the import."""
-    _preload.start("ssdlab.results", "rich.console", "rich.table", "rich.markup")
+    """The results models, and rich unless stdout discards (`--quiet`, `--json`), are needed
+    once the run is over: imported meanwhile, on the other core. Started when the first run
+    starts rather than with the command, so that the work before it (reading the config,
+    preparing the folder) does not share the GIL with the import. A quiet run imports rich only
+    if it has warnings to print."""
+    printing = () if stdout.discards else ("rich.console", "rich.table", "rich.markup")
+    _preload.start("ssdlab.results", *printing)
 
 
 def _simulate(
@@ -308,7 +311,7 @@ def _save_and_show(results: Results, out_dir: Path, report: bool = False) -> Non
         _warnings.print_labelled("[yellow]warning:[/]", warning)
     if failure is not None:
         _fail(failure)
-    stdout.print(f"wrote {target}", markup=False)
+    stdout.print(f"wrote {target}", markup=False, emoji=False)
     if report:
         _write_report(out_dir, [])
 
@@ -324,7 +327,7 @@ def _write_report(folder: Path, metrics: list[str]) -> None:
         _fail(str(e))
     except OSError as e:
         _fail(f"cannot write the report in {folder}: {_outputs.reason(e)}")
-    stdout.print(f"wrote {target}", markup=False)
+    stdout.print(f"wrote {target}", markup=False, emoji=False)
 
 
 @app.command("import-mqsim")
@@ -364,7 +367,7 @@ def import_mqsim_command(
             path.write_text(s.to_toml(path, comments), encoding="utf-8")
         except OSError as e:
             _fail(f"cannot write {path}: {e.strerror or e}")
-        stdout.print(f"scenario {s.index}: wrote {path}", markup=False)
+        stdout.print(f"scenario {s.index}: wrote {path}", markup=False, emoji=False)
         for warning in s.warnings:
             stdout.print_labelled("[yellow]warning:[/]", warning)
 
@@ -481,7 +484,7 @@ def sweep(
     )
     for row in result.failed:
         stdout.print(f"[red]failed:[/] run {row['run']}: {escape(str(row['error']))}")
-    stdout.print(f"wrote {result.table_path}", markup=False)
+    stdout.print(f"wrote {result.table_path}", markup=False, emoji=False)
     if report:
         _write_report(out_dir, [])
     if any(str(row["error"]).startswith("DataIntegrityError") for row in result.failed):
@@ -525,7 +528,7 @@ def examples_command(
         command = "sweep" if find_example(name).is_sweep else "run"
     except (ExampleError, OSError) as e:
         _fail(str(e))
-    stdout.print(f"wrote {path}; try: ssdlab {command} {path}", markup=False)
+    stdout.print(f"wrote {path}; try: ssdlab {command} {path}", markup=False, emoji=False)
 
 
 @app.command("analytic")
@@ -573,7 +576,7 @@ def analytic_command(
             f"{c.page_us:>9.2f}"
         )
     stdout.print("")
-    stdout.print(model.table(), markup=False)
+    stdout.print(model.table(), markup=False, emoji=False)
     stdout.print(
         "one request at a time on an idle, mapped drive: no queueing, GC, caches or host "
         "transfer (the simulation has them: ssdlab run)"
@@ -641,7 +644,7 @@ def _write_compare(folders: list[Path], out: Path | None) -> None:
         _fail(str(e))
     except OSError as e:
         _fail(f"cannot write {out or 'compare.html'}: {_outputs.reason(e)}")
-    stdout.print(f"wrote {target}", markup=False)
+    stdout.print(f"wrote {target}", markup=False, emoji=False)
 
 
 def _fail(message: str, code: int = EXIT_REFUSED) -> NoReturn:

@@ -113,6 +113,38 @@ impl Divisor {
 /// `lpa` keeps its page within that plane (+ 1; 0: unmapped), and the reverse entry of a
 /// physical page keeps `lpa / planes` (+ 1; 0: none since its erase), the plane giving the
 /// residue back.
+/// The forward table of an [`InPlane`] map, written apart from the reverse one
+/// ([`InPlane::halves`]).
+pub(super) struct ForwardHalf<'a> {
+    l2p: &'a mut Packed24,
+    pages_per_plane: Divisor,
+}
+
+impl ForwardHalf<'_> {
+    /// `lpa` now lives on `ppa`, an unmapped logical page until now.
+    #[inline]
+    pub(super) fn place(&mut self, lpa: u32, ppa: u32) {
+        let (_, page) = self.pages_per_plane.div_rem(ppa);
+        debug_assert_eq!(self.l2p.get(lpa), 0, "lpa {lpa} placed twice");
+        self.l2p.set(lpa, page + 1);
+    }
+}
+
+/// The reverse table of an [`InPlane`] map, written apart from the forward one.
+pub(super) struct ReverseHalf<'a> {
+    p2l: &'a mut Packed24,
+    planes: Divisor,
+}
+
+impl ReverseHalf<'_> {
+    /// `ppa`'s owner is `lpa`.
+    #[inline]
+    pub(super) fn place(&mut self, ppa: u32, lpa: u32) {
+        let (rank, _) = self.planes.div_rem(lpa);
+        self.p2l.set(ppa, rank + 1);
+    }
+}
+
 pub(super) struct InPlane {
     l2p: Packed24,
     p2l: Packed24,
@@ -235,16 +267,22 @@ impl InPlane {
     /// later by [`Self::place_reverse`]).
     #[inline]
     pub(super) fn place_forward(&mut self, lpa: u32, ppa: u32) {
-        let (plane, page) = self.pages_per_plane.div_rem(ppa);
-        debug_assert_eq!(self.plane_of_residue[self.planes.div_rem(lpa).1 as usize], plane, "lpa {lpa} off its plane");
-        debug_assert_eq!(self.l2p.get(lpa), 0, "lpa {lpa} placed twice");
-        self.l2p.set(lpa, page + 1);
+        debug_assert_eq!(
+            self.plane_of_residue[self.planes.div_rem(lpa).1 as usize],
+            self.pages_per_plane.div_rem(ppa).0,
+            "lpa {lpa} off its plane"
+        );
+        self.halves().0.place(lpa, ppa);
     }
 
+    /// The forward and the reverse table as two writers, so that two threads can place a whole
+    /// drive's pages at once, one table each (steady-state preconditioning).
     #[inline]
-    pub(super) fn place_reverse(&mut self, ppa: u32, lpa: u32) {
-        let (rank, _) = self.planes.div_rem(lpa);
-        self.p2l.set(ppa, rank + 1);
+    pub(super) fn halves(&mut self) -> (ForwardHalf<'_>, ReverseHalf<'_>) {
+        (
+            ForwardHalf { l2p: &mut self.l2p, pages_per_plane: self.pages_per_plane },
+            ReverseHalf { p2l: &mut self.p2l, planes: self.planes },
+        )
     }
 
     /// Unmaps `lpa`; returns the physical page it left (or `UNMAPPED`).
