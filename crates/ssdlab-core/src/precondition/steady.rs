@@ -16,7 +16,6 @@ use crate::config::geometry::first_of_residue;
 use crate::config::{AddressDomains, Config, PreconditionMode};
 use crate::engine::RandomStream;
 use crate::flash::Geometry;
-
 use crate::ftl::blocks::{BlockManager, PlaneImage, Stream};
 use crate::ftl::placement::Placement;
 use crate::ftl::Ftl;
