@@ -5,7 +5,7 @@
 //! of 2 G physical pages in 12 GiB). The plane is computed from the address on each access
 //! (a shift and a mask when the counts are powers of two, as on every drive we model).
 
-use super::mapping::UNMAPPED;
+use super::mapping::{Forward, UNMAPPED};
 
 /// Entries of 24 bits, packed, little-endian: `3 n` bytes and one byte of padding, so that
 /// every entry is read and written as one unaligned 4-byte word.
@@ -15,6 +15,11 @@ pub(super) struct Packed24 {
 
 /// The largest value an entry holds (one less than 2^24).
 pub(super) const PACKED24_MAX: u32 = (1 << 24) - 1;
+
+/// The forward entry of a trimmed logical page: apart from 0, which may stand for the steady
+/// state's page ([`super::implied`]). A stored page (+ 1) never reaches it: a plane's pages
+/// number below it (`InPlane::new`).
+pub(super) const TRIMMED_24: u32 = PACKED24_MAX;
 
 impl Packed24 {
     /// A table of `n` zero entries, or `None` if the memory was refused. The memory comes from
@@ -72,10 +77,14 @@ impl Packed24 {
         self.bytes.get(usize::try_from(i.saturating_mul(3)).ok()?)
     }
 
-    /// Zeroes entries `first..first + n`.
+    /// Zeroes entries `first..first + n`, writing nothing where they already are (their memory
+    /// may never have been handed out).
     pub(super) fn clear(&mut self, first: u32, n: u32) {
         let at = 3 * first as usize;
-        self.bytes[at..at + 3 * n as usize].fill(0);
+        let entries = &mut self.bytes[at..at + 3 * n as usize];
+        if entries.iter().any(|&b| b != 0) {
+            entries.fill(0);
+        }
     }
 }
 
@@ -198,10 +207,27 @@ impl InPlane {
         self.l2p.len()
     }
 
+    pub(super) fn physical_pages(&self) -> u64 {
+        self.p2l.len()
+    }
+
+    /// `lpa`'s forward entry as stored (a map with a kept placement).
+    #[inline]
+    pub(super) fn forward_stored(&self, lpa: u32) -> Forward {
+        match self.l2p.get(lpa) {
+            0 => Forward::Unwritten,
+            TRIMMED_24 => Forward::Trimmed,
+            stored => {
+                let (_, residue) = self.planes.div_rem(lpa);
+                Forward::At(self.plane_of_residue[residue as usize] * self.pages_per_plane.get() + stored - 1)
+            }
+        }
+    }
+
     #[inline]
     pub(super) fn lookup(&self, lpa: u32) -> u32 {
         match self.l2p.get(lpa) {
-            0 => UNMAPPED,
+            0 | TRIMMED_24 => UNMAPPED,
             stored => {
                 let (_, residue) = self.planes.div_rem(lpa);
                 self.plane_of_residue[residue as usize] * self.pages_per_plane.get() + stored - 1
@@ -258,7 +284,7 @@ impl InPlane {
         let old = self.l2p.replace(lpa, page + 1);
         self.p2l.set(ppa, rank + 1);
         match old {
-            0 => UNMAPPED,
+            0 | TRIMMED_24 => UNMAPPED,
             old => plane * self.pages_per_plane.get() + old - 1,
         }
     }
@@ -289,7 +315,7 @@ impl InPlane {
     #[inline]
     pub(super) fn unmap(&mut self, lpa: u32) -> u32 {
         let old = self.lookup(lpa);
-        self.l2p.set(lpa, 0);
+        self.l2p.set(lpa, TRIMMED_24);
         old
     }
 

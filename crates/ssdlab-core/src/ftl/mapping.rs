@@ -14,15 +14,27 @@
 //! zeroed (the operating system's zero pages), and a page of a table costs memory and time only
 //! once something is mapped in it. A fresh 512 GiB drive's half-gigabyte of tables is then not
 //! written at start (issue 18: start in milliseconds, not a memset of the whole map).
+//!
+//! After a steady-state preconditioning the placement may be kept as its rule instead
+//! ([`super::implied`]): then 0 in a table means "as the steady state placed it", a trimmed
+//! logical page's forward entry holds a mark of its own ([`TRIMMED`]), and a reverse entry of 0
+//! means the rule's owner until the page's block is written or erased.
 
+use super::implied::ImpliedPlacement;
 use super::in_plane::{ForwardHalf, InPlane, ReverseHalf};
 
 pub const UNMAPPED: u32 = u32::MAX;
+
+/// The forward entry of a trimmed logical page in device-wide addresses (in-plane ones use
+/// [`super::in_plane::TRIMMED_24`]): apart from 0, which may stand for the steady state's page.
+const TRIMMED: u32 = u32::MAX;
 
 pub struct PageMap {
     tables: Tables,
     /// Logical pages mapped now (counted, so that asking does not read the whole table).
     mapped: u64,
+    /// The steady state's placement, where it is kept as a rule rather than in the tables.
+    implied: Option<Box<ImpliedPlacement>>,
 }
 
 /// How the two tables store their addresses; the results are the same either way.
@@ -219,6 +231,14 @@ fn decode(stored: u32) -> u32 {
     stored.wrapping_sub(1)
 }
 
+/// A forward entry as stored, with a kept placement ([`super::implied`]).
+pub(super) enum Forward {
+    /// 0: the steady state's page, if it placed one.
+    Unwritten,
+    Trimmed,
+    At(u32),
+}
+
 /// The message when the tables' memory is refused.
 fn refused(logical_pages: u64, physical_pages: u64, bytes_per_entry: u64) -> String {
     format!(
@@ -252,7 +272,7 @@ impl PageMap {
         // 16 TiB steady state took 30 s with both tables advised against 20.5-23.8 s with the
         // forward one only (random reads and writes: the same within noise).
         let tables = Tables::Global { l2p: table(logical_pages, true)?, p2l: table(physical_pages, false)? };
-        Ok(Self { tables, mapped: 0 })
+        Ok(Self { tables, mapped: 0, implied: None })
     }
 
     /// Allocates both tables in 3-byte in-plane addresses ([`super::in_plane`]); every page
@@ -263,17 +283,18 @@ impl PageMap {
         let tables = InPlane::new(logical_pages, physical_pages, pages_per_plane, plane_of_residue, residue_of_plane)?
             .ok_or_else(|| refused(logical_pages, physical_pages, 3))?;
         advise_huge_pages(tables.forward_bytes());
-        Ok(Self { tables: Tables::InPlane(tables), mapped: 0 })
+        Ok(Self { tables: Tables::InPlane(tables), mapped: 0, implied: None })
     }
 
     /// Where the tables lie, for [`TableMemory::populate`]: the forward entries of the logical
-    /// pages in `forward_runs` (`[first, end)` pairs; `None`: all of them), then the whole
-    /// reverse table.
-    pub fn table_memory(&self, forward_runs: Option<&[(u64, u64)]>) -> TableMemory {
+    /// pages in `forward_runs` (`[first, end)` pairs; `None`: all of them), then, if `reverse`,
+    /// the whole reverse table.
+    pub fn table_memory(&self, forward_runs: Option<&[(u64, u64)]>, reverse: bool) -> TableMemory {
         fn range(table: &[u8]) -> (usize, usize) {
             (table.as_ptr() as usize, table.len())
         }
-        let (forward, reverse) = match &self.tables {
+        let with_reverse = reverse;
+        let (forward, reverse_table) = match &self.tables {
             Tables::Global { l2p, p2l } => (as_bytes(l2p), as_bytes(p2l)),
             Tables::InPlane(t) => (t.forward_bytes(), t.reverse_bytes()),
         };
@@ -288,7 +309,9 @@ impl PageMap {
                 .collect(),
             None => vec![range(forward)],
         };
-        ranges.push(range(reverse));
+        if with_reverse {
+            ranges.push(range(reverse_table));
+        }
         TableMemory { ranges }
     }
 
@@ -303,9 +326,32 @@ impl PageMap {
     /// The current physical page of `lpa`, or `UNMAPPED` if it was never written.
     #[inline]
     pub fn lookup(&self, lpa: u32) -> u32 {
+        if let Some(rule) = self.implied.as_deref() {
+            return self.lookup_kept(rule, lpa);
+        }
         match &self.tables {
             Tables::Global { l2p, .. } => decode(l2p[lpa as usize]),
             Tables::InPlane(t) => t.lookup(lpa),
+        }
+    }
+
+    /// Keeps the steady state's placement as `rule` on this empty map (see the module's
+    /// documentation): its logical pages count as mapped from now on.
+    pub fn imply(&mut self, rule: ImpliedPlacement) {
+        assert_eq!(self.mapped, 0, "a placement rule goes on an empty map");
+        self.mapped = rule.mapped_pages();
+        self.implied = Some(Box::new(rule));
+    }
+
+    /// Whether the steady state's placement is kept as a rule.
+    pub fn is_implied(&self) -> bool {
+        self.implied.is_some()
+    }
+
+    fn physical_pages(&self) -> u64 {
+        match &self.tables {
+            Tables::Global { p2l, .. } => p2l.len() as u64,
+            Tables::InPlane(t) => t.physical_pages(),
         }
     }
 
@@ -313,6 +359,15 @@ impl PageMap {
     /// `UNMAPPED` if nothing was written there since its erase.
     #[inline]
     pub fn owner(&self, ppa: u32) -> u32 {
+        match self.implied.as_deref() {
+            Some(rule) => self.owner_kept(rule, ppa),
+            None => self.table_owner(ppa),
+        }
+    }
+
+    /// The reverse table's owner of `ppa` (`UNMAPPED`: none written since its erase).
+    #[inline]
+    fn table_owner(&self, ppa: u32) -> u32 {
         match &self.tables {
             Tables::Global { p2l, .. } => decode(p2l[ppa as usize]),
             Tables::InPlane(t) => t.owner(ppa),
@@ -321,6 +376,9 @@ impl PageMap {
 
     #[inline]
     pub fn is_valid(&self, ppa: u32) -> bool {
+        if let Some(rule) = self.implied.as_deref() {
+            return self.is_valid_kept(rule, ppa);
+        }
         match &self.tables {
             Tables::Global { l2p, p2l } => {
                 let lpa = decode(p2l[ppa as usize]);
@@ -337,6 +395,15 @@ impl PageMap {
     /// check comes. A hint only: nothing is read or changed.
     #[inline]
     pub fn prefetch_owner(&self, ppa: u32) {
+        if let Some(rule) = self.implied.as_deref() {
+            if u64::from(ppa) < self.physical_pages() {
+                let lpa = self.owner_kept(rule, ppa);
+                if lpa != UNMAPPED {
+                    self.prefetch_lookup(u64::from(lpa));
+                }
+            }
+            return;
+        }
         match &self.tables {
             Tables::Global { l2p, p2l } => {
                 if let Some(&stored) = p2l.get(ppa as usize) {
@@ -377,6 +444,7 @@ impl PageMap {
     /// Points `lpa` at `ppa`; returns the physical page it left (now invalid), if any.
     #[inline]
     pub fn remap(&mut self, lpa: u32, ppa: u32) -> Option<u32> {
+        let kept_old = self.implied.as_deref().map(|rule| self.lookup_kept(rule, lpa));
         let old = match &mut self.tables {
             Tables::Global { l2p, p2l } => {
                 let old = decode(std::mem::replace(&mut l2p[lpa as usize], ppa + 1));
@@ -384,6 +452,13 @@ impl PageMap {
                 old
             }
             Tables::InPlane(t) => t.remap(lpa, ppa),
+        };
+        let old = match (kept_old, self.implied.as_deref_mut()) {
+            (Some(kept_old), Some(rule)) => {
+                rule.hold(ppa);
+                kept_old
+            }
+            _ => old,
         };
         self.mapped += (old == UNMAPPED) as u64;
         (old != UNMAPPED).then_some(old)
@@ -433,23 +508,95 @@ impl PageMap {
     /// Unmaps `lpa` (a trim); returns the physical page it left (now invalid), if any.
     #[inline]
     pub fn unmap(&mut self, lpa: u32) -> Option<u32> {
+        let kept_old = self.implied.as_deref().map(|rule| self.lookup_kept(rule, lpa));
         let old = match &mut self.tables {
-            Tables::Global { l2p, .. } => decode(std::mem::replace(&mut l2p[lpa as usize], 0)),
+            // With a kept placement 0 is the rule's page: a trim leaves a mark of its own.
+            Tables::Global { l2p, .. } => {
+                let mark = if kept_old.is_some() { TRIMMED } else { 0 };
+                decode(std::mem::replace(&mut l2p[lpa as usize], mark))
+            }
             Tables::InPlane(t) => t.unmap(lpa),
         };
+        let old = kept_old.unwrap_or(old);
         self.mapped -= (old != UNMAPPED) as u64;
         (old != UNMAPPED).then_some(old)
     }
 
-    /// Forgets the owners of an erased block's pages.
+    /// Forgets the owners of an erased block's pages (`pages` from `first_ppa`, a whole block).
+    /// Entries that are already 0 are not written: a block never written since a kept
+    /// placement has table pages the operating system never had to hand out.
     pub fn clear_physical(&mut self, first_ppa: u32, pages: u32) {
         match &mut self.tables {
             Tables::Global { p2l, .. } => {
                 let start = first_ppa as usize;
-                p2l[start..start + pages as usize].fill(0);
+                let entries = &mut p2l[start..start + pages as usize];
+                if entries.iter().any(|&e| e != 0) {
+                    entries.fill(0);
+                }
             }
             Tables::InPlane(t) => t.clear_physical(first_ppa, pages),
         }
+        if let Some(rule) = &mut self.implied {
+            rule.erase_pages(first_ppa, pages);
+        }
+    }
+
+    /// `lpa`'s forward entry as stored, for a map with a kept placement.
+    #[inline]
+    fn forward_stored(&self, lpa: u32) -> Forward {
+        match &self.tables {
+            Tables::Global { l2p, .. } => match l2p[lpa as usize] {
+                0 => Forward::Unwritten,
+                TRIMMED => Forward::Trimmed,
+                stored => Forward::At(stored - 1),
+            },
+            Tables::InPlane(t) => t.forward_stored(lpa),
+        }
+    }
+
+    /// [`Self::lookup`] with a kept placement: an unwritten entry is the rule's.
+    #[inline(never)]
+    fn lookup_kept(&self, rule: &ImpliedPlacement, lpa: u32) -> u32 {
+        match self.forward_stored(lpa) {
+            Forward::Unwritten => rule.forward(lpa),
+            Forward::Trimmed => UNMAPPED,
+            Forward::At(ppa) => ppa,
+        }
+    }
+
+    /// [`Self::owner`] with a kept placement: the table's owner where the page's block was
+    /// written or erased since, the rule's where that one is none. A block the run has not
+    /// touched is not looked up in the table at all: its table pages were never handed out, and
+    /// a read would map them.
+    #[inline(never)]
+    fn owner_kept(&self, rule: &ImpliedPlacement, ppa: u32) -> u32 {
+        if rule.held(ppa) {
+            let lpa = self.table_owner(ppa);
+            if lpa != UNMAPPED {
+                return lpa;
+            }
+        }
+        rule.owner(ppa)
+    }
+
+    /// [`Self::is_valid`] with a kept placement. A page whose owner and owner's forward entry
+    /// are both the rule's is valid without asking the rule where it put the owner (the two are
+    /// inverse), which would be a second random read per GC check.
+    #[inline(never)]
+    fn is_valid_kept(&self, rule: &ImpliedPlacement, ppa: u32) -> bool {
+        if rule.held(ppa) {
+            let lpa = self.table_owner(ppa);
+            if lpa != UNMAPPED {
+                return self.lookup_kept(rule, lpa) == ppa;
+            }
+        }
+        let lpa = rule.owner(ppa);
+        lpa != UNMAPPED
+            && match self.forward_stored(lpa) {
+                Forward::Unwritten => true,
+                Forward::Trimmed => false,
+                Forward::At(at) => at == ppa,
+            }
     }
 
     pub fn logical_pages(&self) -> u64 {
@@ -503,7 +650,7 @@ mod tests {
             PageMap::new(u64::from(PAGES), u64::from(PAGES)).unwrap(),
             PageMap::in_plane(u64::from(PAGES), u64::from(PAGES), static_planes).unwrap(),
         ] {
-            let memory = map.table_memory(None);
+            let memory = map.table_memory(None, true);
             assert!(memory.bytes() >= 2 * 3 * PAGES as usize);
             // Logical page l on plane l % planes, at page l / planes of that plane.
             let ppa_of = |lpa: u32| (lpa % planes) * per_plane + lpa / planes;
@@ -533,10 +680,10 @@ mod tests {
     #[test]
     fn table_memory_covers_the_runs_then_the_reverse_table() {
         let map = PageMap::new(10_000, 12_000).unwrap();
-        assert_eq!(map.table_memory(None).bytes(), (10_000 + 12_000) * 4);
+        assert_eq!(map.table_memory(None, true).bytes(), (10_000 + 12_000) * 4);
         let runs = [(0, 10), (1_000, 3_000), (9_990, 20_000), (30_000, 40_000)];
-        assert_eq!(map.table_memory(Some(&runs)).bytes(), (10 + 2_000 + 10 + 12_000) * 4);
-        assert_eq!(map.table_memory(Some(&[])).bytes(), 12_000 * 4);
+        assert_eq!(map.table_memory(Some(&runs), true).bytes(), (10 + 2_000 + 10 + 12_000) * 4);
+        assert_eq!(map.table_memory(Some(&[]), true).bytes(), 12_000 * 4);
     }
 
     /// Pages of `[start, start + len)` (whole pages inside it) resident in memory, from `mincore`.

@@ -8,6 +8,7 @@ pub mod cmt;
 pub mod fdp;
 mod fill;
 pub mod gc;
+pub mod implied;
 mod in_plane;
 pub mod mapping;
 pub mod placement;
