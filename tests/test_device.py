@@ -202,6 +202,13 @@ VARIANTS = {
         "ftl": {"over_provisioning": 0.2, "mapping": "hybrid"},
         "precondition": {"mode": "fill"},
     },
+    # Steady state keeps its placement as a rule (docs/steady-state.md, Speed): reads, trims
+    # and GC through it, in both map address forms.
+    "steady": {"precondition": {"mode": "steady", "occupancy": 0.8}},
+    "steady_in_plane": {
+        "precondition": {"mode": "steady", "occupancy": 0.8},
+        "ftl": {"over_provisioning": 0.2, "map_addresses": "in-plane"},
+    },
 }
 
 
