@@ -162,6 +162,10 @@ impl ImpliedPlacement {
     /// The blocks of `pages` pages from `first_ppa` are erased: from now on their reverse
     /// entries are the table's alone.
     pub fn erase_pages(&mut self, first_ppa: u32, pages: u32) {
+        debug_assert!(
+            self.pages_per_block.div_rem(first_ppa).1 == 0 && pages.is_multiple_of(self.pages_per_block.get()),
+            "erases are of whole blocks"
+        );
         let (first, _) = self.pages_per_block.div_rem(first_ppa);
         let (last, _) = self.pages_per_block.div_rem(first_ppa + pages.max(1) - 1);
         for block in first..=last {

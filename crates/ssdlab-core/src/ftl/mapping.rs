@@ -470,6 +470,7 @@ impl PageMap {
     /// disagree, and nothing may look at them).
     #[inline]
     pub fn place_forward(&mut self, lpa: u32, ppa: u32) {
+        debug_assert!(self.implied.is_none(), "placing pages on a map whose placement is kept as a rule");
         match &mut self.tables {
             Tables::InPlane(t) => {
                 t.place_forward(lpa, ppa);
@@ -490,6 +491,7 @@ impl PageMap {
     /// of a 32 TiB drive writes 2 G entries into each table).
     #[inline]
     pub fn placers(&mut self) -> (ForwardPlacer<'_>, ReversePlacer<'_>) {
+        debug_assert!(self.implied.is_none(), "placing pages on a map whose placement is kept as a rule");
         let mapped = &mut self.mapped;
         match &mut self.tables {
             Tables::Global { l2p, p2l } => {
@@ -526,6 +528,14 @@ impl PageMap {
     /// Entries that are already 0 are not written: a block never written since a kept
     /// placement has table pages the operating system never had to hand out.
     pub fn clear_physical(&mut self, first_ppa: u32, pages: u32) {
+        if let Some(rule) = self.implied.as_deref_mut() {
+            if !rule.held(first_ppa) {
+                // Neither written nor erased since the rule: its entries are all 0 already.
+                rule.erase_pages(first_ppa, pages);
+                return;
+            }
+            rule.erase_pages(first_ppa, pages);
+        }
         match &mut self.tables {
             Tables::Global { p2l, .. } => {
                 let start = first_ppa as usize;
@@ -535,9 +545,6 @@ impl PageMap {
                 }
             }
             Tables::InPlane(t) => t.clear_physical(first_ppa, pages),
-        }
-        if let Some(rule) = &mut self.implied {
-            rule.erase_pages(first_ppa, pages);
         }
     }
 
