@@ -324,7 +324,7 @@ impl PageMap {
     }
 
     /// The current physical page of `lpa`, or `UNMAPPED` if it was never written.
-    #[inline]
+    #[inline(always)]
     pub fn lookup(&self, lpa: u32) -> u32 {
         if let Some(rule) = self.implied.as_deref() {
             return self.lookup_kept(rule, lpa);
@@ -357,7 +357,7 @@ impl PageMap {
 
     /// The logical page last written to `ppa` (it may be stale: check [`Self::is_valid`]), or
     /// `UNMAPPED` if nothing was written there since its erase.
-    #[inline]
+    #[inline(always)]
     pub fn owner(&self, ppa: u32) -> u32 {
         match self.implied.as_deref() {
             Some(rule) => self.owner_kept(rule, ppa),
@@ -374,7 +374,7 @@ impl PageMap {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn is_valid(&self, ppa: u32) -> bool {
         if let Some(rule) = self.implied.as_deref() {
             return self.is_valid_kept(rule, ppa);
@@ -393,7 +393,7 @@ impl PageMap {
     /// are paced out, and each check is a random read of the forward map that misses the cache
     /// with nothing else to overlap it; asked for a few pages ahead, the entry is there when the
     /// check comes. A hint only: nothing is read or changed.
-    #[inline]
+    #[inline(always)]
     pub fn prefetch_owner(&self, ppa: u32) {
         if let Some(rule) = self.implied.as_deref() {
             if u64::from(ppa) < self.physical_pages() {
@@ -442,7 +442,7 @@ impl PageMap {
     }
 
     /// Points `lpa` at `ppa`; returns the physical page it left (now invalid), if any.
-    #[inline]
+    #[inline(always)]
     pub fn remap(&mut self, lpa: u32, ppa: u32) -> Option<u32> {
         let kept_old = self.implied.as_deref().map(|rule| self.lookup_kept(rule, lpa));
         let old = match &mut self.tables {
