@@ -28,6 +28,16 @@ pub struct Segment {
 /// instead (a scattered set: each plane would keep a segment per run).
 pub const MAX_SEGMENTS_PER_PLANE: usize = 64;
 
+/// The rank of each page offset of a plane (`u32::MAX` for an offset no rank is placed on):
+/// the inverse of a sample's `page_of_rank`.
+pub fn inverse(page_of_rank: &[u32], plane_pages: usize) -> Vec<u32> {
+    let mut rank_of_page = vec![u32::MAX; plane_pages];
+    for (k, &offset) in page_of_rank.iter().enumerate() {
+        rank_of_page[offset as usize] = k as u32;
+    }
+    rank_of_page
+}
+
 /// The steady state's placement rule (see the module's documentation).
 pub struct ImpliedPlacement {
     /// The plane count: logical page `lpa` lies on plane `plane_of_residue[lpa % planes]`.
@@ -68,16 +78,7 @@ impl ImpliedPlacement {
         segments_of_plane: impl IntoIterator<Item = Vec<Segment>>,
     ) -> Self {
         let planes = plane_of_residue.len();
-        let rank_of_page = page_of_rank
-            .iter()
-            .map(|ranks| {
-                let mut rank_of_page = vec![u32::MAX; pages_per_plane as usize];
-                for (k, &page) in ranks.iter().enumerate() {
-                    rank_of_page[page as usize] = k as u32;
-                }
-                rank_of_page
-            })
-            .collect();
+        let rank_of_page = page_of_rank.iter().map(|ranks| inverse(ranks, pages_per_plane as usize)).collect();
         let mut segment_start = Vec::with_capacity(planes + 1);
         let mut segments = Vec::new();
         segment_start.push(0);

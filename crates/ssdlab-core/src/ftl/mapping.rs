@@ -287,14 +287,13 @@ impl PageMap {
     }
 
     /// Where the tables lie, for [`TableMemory::populate`]: the forward entries of the logical
-    /// pages in `forward_runs` (`[first, end)` pairs; `None`: all of them), then, if `reverse`,
+    /// pages in `forward_runs` (`[first, end)` pairs; `None`: all of them), then, if `with_reverse`,
     /// the whole reverse table.
-    pub fn table_memory(&self, forward_runs: Option<&[(u64, u64)]>, reverse: bool) -> TableMemory {
+    pub fn table_memory(&self, forward_runs: Option<&[(u64, u64)]>, with_reverse: bool) -> TableMemory {
         fn range(table: &[u8]) -> (usize, usize) {
             (table.as_ptr() as usize, table.len())
         }
-        let with_reverse = reverse;
-        let (forward, reverse_table) = match &self.tables {
+        let (forward, reverse) = match &self.tables {
             Tables::Global { l2p, p2l } => (as_bytes(l2p), as_bytes(p2l)),
             Tables::InPlane(t) => (t.forward_bytes(), t.reverse_bytes()),
         };
@@ -310,7 +309,7 @@ impl PageMap {
             None => vec![range(forward)],
         };
         if with_reverse {
-            ranges.push(range(reverse_table));
+            ranges.push(range(reverse));
         }
         TableMemory { ranges }
     }

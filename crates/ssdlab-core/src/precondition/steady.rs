@@ -17,7 +17,7 @@ use crate::config::{AddressDomains, Config, PreconditionMode};
 use crate::engine::RandomStream;
 use crate::flash::Geometry;
 use crate::ftl::blocks::{BlockManager, PlaneImage, Stream};
-use crate::ftl::implied::{ImpliedPlacement, Segment, MAX_SEGMENTS_PER_PLANE};
+use crate::ftl::implied::{inverse, ImpliedPlacement, Segment, MAX_SEGMENTS_PER_PLANE};
 use crate::ftl::placement::Placement;
 use crate::ftl::Ftl;
 
@@ -358,16 +358,6 @@ fn imply_by_plane(ftl: &mut Ftl, walk: &ByResidue, images: &[SampleImage], group
     );
     ftl.map.imply(rule);
     count
-}
-
-/// The rank of each page offset of a plane (`u32::MAX` for an offset no rank is placed on):
-/// the inverse of `page_of_rank`.
-fn inverse(page_of_rank: &[u32], plane_pages: usize) -> Vec<u32> {
-    let mut rank_of_page = vec![u32::MAX; plane_pages];
-    for (k, &offset) in page_of_rank.iter().enumerate() {
-        rank_of_page[offset as usize] = k as u32;
-    }
-    rank_of_page
 }
 
 /// The mapped pages of each plane when static allocation alone places them: plane p holds the
