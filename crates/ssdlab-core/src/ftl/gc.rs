@@ -21,6 +21,39 @@ pub struct VictimSelector {
 /// Blocks per count of [`VictimSelector::chunk_counts`].
 const CHUNK: usize = 64;
 
+/// Greedy's choice on a plane (its block arrays): the first collectable block with the fewest
+/// valid pages, or `None` when no collectable block has an invalid page (collecting would only
+/// move data). Two passes without a branch per block: the least valid count of a collectable block
+/// (a vectorised reduction over 16-bit counts, the others counted as `u16::MAX`), then the first
+/// block that has it. The scan with a branch per block took about 20 instructions per block and
+/// 3 % of a random-write run's event loop (callgrind, MQSim's default drive, 2,048 blocks per
+/// plane).
+#[inline]
+fn first_least_valid(states: &[BlockState], valid: &[u16], cursors: &[u16], ppb: u32) -> Option<u32> {
+    // A program cursor is 16 bits: a block of more pages is never collectable.
+    let ppb16 = u16::try_from(ppb).ok()?;
+    // Each count as a signed 16-bit number in the same order (x86-64's baseline SSE2 has a
+    // signed 16-bit minimum, not an unsigned one), the blocks GC may not take as the largest.
+    let counted = |s: BlockState, v: u16, c: u16| {
+        let collectable = (s == BlockState::Full) & (c == ppb16);
+        (if collectable { v } else { u16::MAX } ^ 0x8000) as i16
+    };
+    // Indexed over slices of one length, which the compiler vectorises (the same reduction over
+    // zipped iterators it did not).
+    let n = states.len().min(valid.len()).min(cursors.len());
+    let (states, valid, cursors) = (&states[..n], &valid[..n], &cursors[..n]);
+    let mut least = i16::MAX;
+    for i in 0..n {
+        least = least.min(counted(states[i], valid[i], cursors[i]));
+    }
+    // A valid count is at most the block's pages, so `u16::MAX` (nothing collectable) is never
+    // below them.
+    if u32::from(least as u16 ^ 0x8000) >= ppb {
+        return None;
+    }
+    (0..n).find(|&i| counted(states[i], valid[i], cursors[i]) == least).map(|i| i as u32)
+}
+
 impl VictimSelector {
     pub fn new(policy: GcPolicy, rga_candidates: u32, rng: RandomStream) -> Self {
         Self { policy, rga_candidates, rng, candidates: Vec::new(), chunk_counts: Vec::new() }
@@ -34,14 +67,7 @@ impl VictimSelector {
             GcPolicy::Greedy => {
                 let (first, states, valid) = blocks.plane_view(plane);
                 let cursors = blocks.plane_cursors(plane);
-                let mut best = (u32::MAX, 0u32);
-                for (i, ((&s, &v), &c)) in states.iter().zip(valid).zip(cursors).enumerate() {
-                    if s == BlockState::Full && (v as u32) < best.0 && blocks.all_programmed(c) {
-                        best = (v as u32, i as u32);
-                    }
-                }
-                // No full block, or all fully valid: collecting would only move data.
-                return (best.0 < ppb).then_some(first + best.1);
+                return first_least_valid(states, valid, cursors, ppb).map(|i| first + i);
             }
             GcPolicy::Fifo => {
                 let (first, states, valid) = blocks.plane_view(plane);
@@ -186,5 +212,42 @@ impl VictimSelector {
     fn uniform(&mut self) -> u32 {
         let n = self.candidates.len() as u64;
         self.candidates[self.rng.below(n) as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Greedy's choice as a plain scan with a branch per block.
+    fn scanned(states: &[BlockState], valid: &[u16], cursors: &[u16], ppb: u32) -> Option<u32> {
+        let mut best: Option<(u16, u32)> = None;
+        for i in 0..states.len() {
+            let collectable = states[i] == BlockState::Full && u32::from(cursors[i]) == ppb;
+            if collectable && best.is_none_or(|(v, _)| valid[i] < v) {
+                best = Some((valid[i], i as u32));
+            }
+        }
+        best.filter(|&(v, _)| u32::from(v) < ppb).map(|(_, i)| i)
+    }
+
+    proptest! {
+        #[test]
+        fn greedy_picks_the_first_collectable_block_with_the_fewest_valid_pages(
+            blocks in prop::collection::vec((0u8..5, 0u16..=8, prop::bool::ANY), 0..300),
+        ) {
+            const PPB: u32 = 8;
+            let states: Vec<BlockState> = blocks.iter().map(|b| match b.0 {
+                0 => BlockState::Free,
+                1 => BlockState::Open,
+                2 | 3 => BlockState::Full,
+                _ => BlockState::Victim,
+            }).collect();
+            let valid: Vec<u16> = blocks.iter().map(|b| b.1).collect();
+            // Most full blocks have every page programmed; some still wait for their last.
+            let cursors: Vec<u16> = blocks.iter().map(|b| if b.2 || b.0 == 3 { PPB as u16 } else { PPB as u16 - 1 }).collect();
+            prop_assert_eq!(first_least_valid(&states, &valid, &cursors, PPB), scanned(&states, &valid, &cursors, PPB));
+        }
     }
 }
