@@ -528,12 +528,12 @@ impl PageMap {
     /// placement has table pages the operating system never had to hand out.
     pub fn clear_physical(&mut self, first_ppa: u32, pages: u32) {
         if let Some(rule) = self.implied.as_deref_mut() {
-            if !rule.held(first_ppa) {
+            let untouched = !rule.held(first_ppa);
+            rule.erase_pages(first_ppa, pages);
+            if untouched {
                 // Neither written nor erased since the rule: its entries are all 0 already.
-                rule.erase_pages(first_ppa, pages);
                 return;
             }
-            rule.erase_pages(first_ppa, pages);
         }
         match &mut self.tables {
             Tables::Global { p2l, .. } => {
