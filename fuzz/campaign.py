@@ -67,15 +67,55 @@ def build_input(kind: str, seed: int, index: int) -> dict[str, Any]:
     }
 
 
-def judge(kind: str, item: dict[str, Any], folder: Path, twice: bool) -> dict[str, Any]:
-    """Run one input in this process and say what happened."""
+# A run that asks for more requests than this may outlast the time limit by design (a hostile
+# mutation sets `requests = 2**40`): with a budget, such a run is stopped once the budget is
+# spent and reported as `long`, not as a hang, provided every step kept returning.
+LONG_REQUESTS = 10_000_000
+
+
+class BudgetSpentError(Exception):
+    """Raised from the progress callback when a long run's budget is spent."""
+
+
+def requested(config: Any) -> int:
+    """The requests a config's flows ask for (0 where they cannot be read as numbers)."""
+    flows = config.get("flows") if isinstance(config, dict) else None
+    counts = (
+        [f.get("requests") for f in flows if isinstance(f, dict)] if isinstance(flows, list) else []
+    )
+    return sum(c for c in counts if isinstance(c, int) and not isinstance(c, bool) and c > 0)
+
+
+def budget(seconds: float, asked: int):
+    """A progress callback that stops the run after `seconds` of wall time."""
+    started = time.perf_counter()
+
+    def report(fraction: float) -> None:
+        if time.perf_counter() - started > seconds:
+            raise BudgetSpentError(
+                f"stopped after {seconds:.0f} s, {fraction:.3g} of its work done: the input asks "
+                f"for {asked:,} requests (a long run, not a hang: every step returned)"
+            )
+
+    return report
+
+
+def judge(
+    kind: str, item: dict[str, Any], folder: Path, twice: bool, budget_s: float | None = None
+) -> dict[str, Any]:
+    """Run one input in this process and say what happened. With `budget_s`, a run that asks
+    for more than LONG_REQUESTS requests is stopped after that long (verdict `long`)."""
     config = item["config"]
     if "trace" in item:
         name, text = item["trace"]
         (folder / name).write_text(text, encoding="utf-8", errors="surrogatepass")
+    asked = requested(config)
+    progress = budget(budget_s, asked) if budget_s is not None and asked > LONG_REQUESTS else None
     started = time.perf_counter()
     try:
-        results = json.loads(ssdlab.simulate(config, base_dir=folder).to_json())
+        results = json.loads(ssdlab.simulate(config, base_dir=folder, progress=progress).to_json())
+    except BudgetSpentError as e:
+        return {"verdict": "long", "message": str(e)}
     except (ssdlab.ConfigError, ssdlab.TraceError) as e:
         names = checks.key_names(config) + ([item["trace"][0]] if "trace" in item else [])
         problem = checks.refusal_problem(str(e), names)
@@ -137,7 +177,8 @@ def run_child(kind: str, seed: int, index: int, args: argparse.Namespace, verdic
     with tempfile.TemporaryDirectory(prefix="ssdlab-fuzz-") as tmp:
         try:
             item = build_input(kind, seed, index)
-            outcome = judge(kind, item, Path(tmp), twice=kind == "data" and index % 5 == 0)
+            twice = kind == "data" and index % 5 == 0
+            outcome = judge(kind, item, Path(tmp), twice, budget_s=args.timeout / 2)
         except BaseException as e:  # the harness itself must not hide a defect
             outcome = {"verdict": "crash", "message": f"harness: {type(e).__name__}: {e}"}
         verdict_path.write_text(json.dumps(outcome, default=str))
@@ -212,7 +253,7 @@ def campaign(args: argparse.Namespace) -> dict[str, Any]:
         by_kind[kind][verdict] = by_kind[kind].get(verdict, 0) + 1
         verified += outcome.get("verified_sectors", 0)
         requests += outcome.get("requests", 0)
-        if verdict not in ("ok", "refused"):
+        if verdict not in ("ok", "refused", "long"):
             defects.append({"kind": kind, "index": index, **outcome})
             write_reproducer(out, kind, args.seed, index, outcome)
             print(

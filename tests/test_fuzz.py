@@ -13,6 +13,7 @@ import json
 import os
 import random
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -230,3 +231,27 @@ def test_undamaged_trace_samples_replay(fmt: str, tmp_path: Path):
     results = run_json(config, tmp_path)
     assert checks.results_problems(config, results) == []
     assert sum(f["reads"]["count"] + f["writes"]["count"] for f in results["flows"]) >= 3
+
+
+def test_a_run_asking_for_2_to_the_40_requests_is_long_not_a_hang(tmp_path: Path):
+    """The campaign stops a run that asks for more requests than it could finish in its time
+    limit once a budget is spent and calls it `long` (not a defect); an input that asks for
+    few requests gets no budget, so a slow one still times out as a defect."""
+    config = generators.data_config(random.Random(7))
+    config["flows"] = config["flows"][:1]
+    config["flows"][0]["requests"] = 2**40
+    started = time.perf_counter()
+    outcome = campaign.judge("config", {"config": config, "base": config}, tmp_path, False, 0.5)
+    assert outcome["verdict"] == "long", outcome
+    assert "1,099,511,627,776 requests" in outcome["message"]
+    assert time.perf_counter() - started < 30
+    assert campaign.requested(config) == 2**40
+    for flows in ([{"requests": 300}, {"requests": True}, {"requests": "x"}], "x", [1]):
+        assert campaign.requested({"flows": flows}) == (
+            300 if isinstance(flows, list) and len(flows) == 3 else 0
+        )
+    config["flows"][0]["requests"] = 50
+    assert campaign.judge("data", {"config": config}, tmp_path, False, 0.0)["verdict"] in (
+        "ok",
+        "refused",
+    )
