@@ -5,7 +5,7 @@
 //! is not mixed with fresh user data. The last erased block of a plane is kept for GC: user
 //! writes wait when only it is left, which guarantees that GC can always finish a victim.
 
-use std::collections::VecDeque;
+use super::free_pool::FreePool;
 
 use crate::flash::Geometry;
 use crate::time::SimTime;
@@ -98,7 +98,7 @@ pub struct PlaneImage {
 }
 
 struct PlaneBlocks {
-    free: VecDeque<u32>,
+    free: FreePool,
     /// Open blocks by [`Stream::index`].
     frontier: Box<[u32]>,
     wear: Wear,
@@ -175,9 +175,7 @@ impl BlockManager {
         planes.try_reserve_exact(geometry.planes as usize).map_err(refused)?;
         for p in 0..geometry.planes {
             let first = geometry.first_block_of_plane(p);
-            let mut free = VecDeque::new();
-            free.try_reserve_exact(geometry.blocks_per_plane as usize).map_err(refused)?;
-            free.extend(first..first + geometry.blocks_per_plane);
+            let free = FreePool::fresh(first..first + geometry.blocks_per_plane).map_err(refused)?;
             let wear = Wear { least: 0, at_least: geometry.blocks_per_plane, most: 0 };
             planes.push(PlaneBlocks { free, frontier: vec![NO_BLOCK; 3 * handles as usize].into_boxed_slice(), wear });
         }
@@ -240,14 +238,13 @@ impl BlockManager {
         let mut block = p.frontier[stream.index()];
         let mut opened = false;
         if block == NO_BLOCK {
-            let index = if self.dynamic_wear_leveling {
-                // The least-erased free block; ties go to the one freed first.
-                let counts = &self.erase_count;
-                (0..p.free.len()).min_by_key(|&i| (counts[p.free[i] as usize], i)).unwrap_or(0)
-            } else {
-                0
+            // The least-erased free block with dynamic wear leveling (ties go to the one freed
+            // first), the oldest otherwise.
+            let taken = match self.dynamic_wear_leveling {
+                true => p.free.take_least_erased(&self.erase_count),
+                false => p.free.pop_front(&self.erase_count),
             };
-            block = p.free.remove(index).expect("allocate() called without can_allocate()");
+            block = taken.expect("allocate() called without can_allocate()");
             p.frontier[stream.index()] = block;
             self.state[block as usize] = BlockState::Open;
             if let Some(h) = self.handle.get_mut(block as usize) {
@@ -280,13 +277,10 @@ impl BlockManager {
     /// least-erased one with dynamic wear leveling), or `None` when the pool is empty.
     pub fn open_block(&mut self, plane: u32) -> Option<u32> {
         let p = &mut self.planes[plane as usize];
-        let index = if self.dynamic_wear_leveling {
-            let counts = &self.erase_count;
-            (0..p.free.len()).min_by_key(|&i| (counts[p.free[i] as usize], i))?
-        } else {
-            0
+        let block = match self.dynamic_wear_leveling {
+            true => p.free.take_least_erased(&self.erase_count)?,
+            false => p.free.pop_front(&self.erase_count)?,
         };
-        let block = p.free.remove(index)?;
         self.state[block as usize] = BlockState::Open;
         Some(block)
     }
@@ -526,7 +520,7 @@ impl BlockManager {
             self.retired_blocks += 1;
             return true;
         }
-        self.planes[(block / self.blocks_per_plane) as usize].free.push_back(block);
+        self.planes[(block / self.blocks_per_plane) as usize].free.push_back(block, self.erase_count[b]);
         false
     }
 
@@ -577,7 +571,7 @@ impl BlockManager {
     pub fn place_full_blocks(&mut self, plane: u32, valid: &[u16]) {
         let p = &mut self.planes[plane as usize];
         for &v in valid {
-            let block = p.free.pop_front().expect("spread layout fits the plane") as usize;
+            let block = p.free.pop_front(&self.erase_count).expect("spread layout fits the plane") as usize;
             self.valid[block] = v;
             self.write_ptr[block] = self.pages_per_block as u16;
             self.state[block] = BlockState::Full;
@@ -616,7 +610,8 @@ impl BlockManager {
         self.retired_blocks = self.retired_blocks - retired_before + retired;
         self.planes[plane as usize].wear = self.scan_wear(plane);
         let p = &mut self.planes[plane as usize];
-        p.free = image.free.iter().map(|&b| b + first).collect();
+        p.free = FreePool::new(image.free.iter().map(|&b| b + first), &self.erase_count)
+            .expect("a plane's free pool fits where the plane's blocks did");
         for (f, &b) in p.frontier.iter_mut().zip(&image.frontier) {
             *f = if b == NO_BLOCK { NO_BLOCK } else { b + first };
         }
@@ -652,7 +647,7 @@ impl BlockManager {
                 return Err(format!("block {b}: valid + invalid + free != pages per block"));
             }
             if (self.state[b] == BlockState::Free)
-                != (wp == 0 && self.planes[b / self.blocks_per_plane as usize].free.contains(&(b as u32)))
+                != (wp == 0 && self.planes[b / self.blocks_per_plane as usize].free.contains(b as u32))
             {
                 return Err(format!(
                     "block {b}: state {:?} disagrees with write pointer {wp} / free pool",

@@ -7,6 +7,7 @@ pub mod blocks;
 pub mod cmt;
 pub mod fdp;
 mod fill;
+mod free_pool;
 pub mod gc;
 pub mod implied;
 mod in_plane;
