@@ -1,6 +1,6 @@
 //! A plane's pool of erased blocks, in the order they were freed. Without dynamic wear leveling
-//! a block is opened from its front (the oldest free block, as MQSim's free block pool hands
-//! them out); with it, the least-erased block goes first, ties to the one freed first.
+//! a block is opened from its front (the oldest free block); with it, the least-erased block
+//! goes first, ties to the one freed first.
 //!
 //! The least erase count in the pool, and how many of its blocks hold it, are kept as blocks come
 //! and go (a free block's erase count does not change until it is opened and erased again), so
