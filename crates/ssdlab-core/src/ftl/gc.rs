@@ -248,21 +248,32 @@ mod tests {
         best.filter(|&(v, _)| u32::from(v) < ppb).map(|(_, i)| i)
     }
 
+    /// Pages per block of the test planes.
+    const PPB: u32 = 8;
+
+    /// A plane's block arrays from drawn (state, valid pages, last page programmed) triples.
+    fn plane(blocks: &[(u8, u16, bool)]) -> (Vec<BlockState>, Vec<u16>, Vec<u16>) {
+        let states = blocks
+            .iter()
+            .map(|b| match b.0 {
+                0 => BlockState::Free,
+                1 => BlockState::Open,
+                2 | 3 => BlockState::Full,
+                _ => BlockState::Victim,
+            })
+            .collect();
+        let valid = blocks.iter().map(|b| b.1).collect();
+        // Most full blocks have every page programmed; some still wait for their last.
+        let cursors = blocks.iter().map(|b| if b.2 || b.0 == 3 { PPB as u16 } else { PPB as u16 - 1 }).collect();
+        (states, valid, cursors)
+    }
+
     proptest! {
         #[test]
         fn greedy_picks_the_first_collectable_block_with_the_fewest_valid_pages(
             blocks in prop::collection::vec((0u8..5, 0u16..=8, prop::bool::ANY), 0..300),
         ) {
-            const PPB: u32 = 8;
-            let states: Vec<BlockState> = blocks.iter().map(|b| match b.0 {
-                0 => BlockState::Free,
-                1 => BlockState::Open,
-                2 | 3 => BlockState::Full,
-                _ => BlockState::Victim,
-            }).collect();
-            let valid: Vec<u16> = blocks.iter().map(|b| b.1).collect();
-            // Most full blocks have every page programmed; some still wait for their last.
-            let cursors: Vec<u16> = blocks.iter().map(|b| if b.2 || b.0 == 3 { PPB as u16 } else { PPB as u16 - 1 }).collect();
+            let (states, valid, cursors) = plane(&blocks);
             prop_assert_eq!(first_least_valid(&states, &valid, &cursors, PPB), scanned(&states, &valid, &cursors, PPB));
         }
     }
@@ -295,15 +306,7 @@ mod tests {
             d in 0u32..12,
             seed in 0u64..1000,
         ) {
-            const PPB: u32 = 8;
-            let states: Vec<BlockState> = blocks.iter().map(|b| match b.0 {
-                0 => BlockState::Free,
-                1 => BlockState::Open,
-                2 | 3 => BlockState::Full,
-                _ => BlockState::Victim,
-            }).collect();
-            let valid: Vec<u16> = blocks.iter().map(|b| b.1).collect();
-            let cursors: Vec<u16> = blocks.iter().map(|b| if b.2 || b.0 == 3 { PPB as u16 } else { PPB as u16 - 1 }).collect();
+            let (states, valid, cursors) = plane(&blocks);
             let (mut fast, mut listed) = (RandomStream::new(seed, 1), RandomStream::new(seed, 1));
             let mut ends = Vec::new();
             for _ in 0..3 {
