@@ -3,6 +3,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 /// One component's random numbers. Each component draws from its own stream, derived from the
 /// run's seed and a fixed stream id, so adding a draw in one component never shifts another's.
+#[derive(Clone)]
 pub struct RandomStream {
     rng: Xoshiro256PlusPlus,
 }

@@ -5,6 +5,7 @@
 //! is not mixed with fresh user data. The last erased block of a plane is kept for GC: user
 //! writes wait when only it is left, which guarantees that GC can always finish a victim.
 
+use super::collectable::CollectableSet;
 use super::free_pool::FreePool;
 
 use crate::flash::Geometry;
@@ -147,6 +148,9 @@ pub struct BlockManager {
     /// When each block's last page was written (its data's youngest age), for FIFO and cost-benefit.
     closed_at: Vec<SimTime>,
     state: Vec<BlockState>,
+    /// Which blocks are collectable ([`Self::is_collectable`]), refreshed wherever a block's
+    /// state or program cursor changes.
+    collectable: CollectableSet,
     /// Placement handle of each block's data (FDP; empty without it: every block is handle 0).
     handle: Vec<u8>,
     /// SLC cache: pages an SLC block holds (0 without the cache), which blocks are SLC now, and
@@ -193,6 +197,8 @@ impl BlockManager {
             erase_count: filled(blocks, 0).map_err(refused)?,
             closed_at: filled(blocks, 0).map_err(refused)?,
             state: filled(blocks, BlockState::Free).map_err(refused)?,
+            collectable: CollectableSet::new(geometry.planes, geometry.blocks_per_plane)
+                .ok_or_else(|| format!("the state of {blocks} flash blocks could not be allocated"))?,
             handle: if handles > 1 { filled(blocks, 0).map_err(refused)? } else { Vec::new() },
             slc_pages,
             slc: if slc_pages > 0 { filled(blocks, false).map_err(refused)? } else { Vec::new() },
@@ -247,6 +253,7 @@ impl BlockManager {
             block = taken.expect("allocate() called without can_allocate()");
             p.frontier[stream.index()] = block;
             self.state[block as usize] = BlockState::Open;
+            self.refresh_collectable(block);
             if let Some(h) = self.handle.get_mut(block as usize) {
                 *h = stream.handle;
             }
@@ -266,6 +273,7 @@ impl BlockManager {
             // and invalid, so a full SLC block is a full block with `slc_pages` data pages.
             self.write_ptr[b] = self.pages_per_block as u16;
             self.state[b] = BlockState::Full;
+            self.refresh_collectable(block);
             self.closed_at[b] = now;
             let p = &mut self.planes[plane as usize];
             p.frontier[stream.index()] = NO_BLOCK;
@@ -282,6 +290,7 @@ impl BlockManager {
             false => p.free.pop_front(&self.erase_count)?,
         };
         self.state[block as usize] = BlockState::Open;
+        self.refresh_collectable(block);
         Some(block)
     }
 
@@ -297,6 +306,7 @@ impl BlockManager {
             if self.state[b] != BlockState::Zoned {
                 self.state[b] = BlockState::Full;
             }
+            self.refresh_collectable(block);
             self.closed_at[b] = now;
         }
         block * self.pages_per_block + page
@@ -305,6 +315,7 @@ impl BlockManager {
     /// `block` (just opened) belongs to a zone from now until its erase.
     pub fn mark_zoned(&mut self, block: u32) {
         self.state[block as usize] = BlockState::Zoned;
+        self.refresh_collectable(block);
     }
 
     /// Takes the next page of an open block as padding (a zone finish): it is programmed but
@@ -318,6 +329,7 @@ impl BlockManager {
             if self.state[b] != BlockState::Zoned {
                 self.state[b] = BlockState::Full;
             }
+            self.refresh_collectable(block);
             self.closed_at[b] = now;
         }
         block * self.pages_per_block + page
@@ -352,11 +364,16 @@ impl BlockManager {
         );
         if page < self.next_program[b] as u32 {
             self.out_of_order_programs += 1;
+            return;
         } else if page + 1 == self.slc_pages && self.is_slc(b as u32) {
             // An SLC block's last data page: the block is wholly programmed.
             self.next_program[b] = self.pages_per_block as u16;
         } else {
             self.next_program[b] = page as u16 + 1;
+        }
+        // A cursor only grows until the erase: the block can become collectable only here.
+        if self.next_program[b] as u32 == self.pages_per_block {
+            self.wholly_programmed(b as u32);
         }
     }
 
@@ -472,6 +489,48 @@ impl BlockManager {
     /// waits anywhere, each block's cursor is its write pointer.
     pub fn sync_program_cursors(&mut self) {
         self.next_program.copy_from_slice(&self.write_ptr);
+        for plane in 0..self.planes.len() as u32 {
+            self.refresh_plane_collectable(plane);
+        }
+    }
+
+    /// [`Self::refresh_collectable`] for every block of `plane`, without a division per block.
+    fn refresh_plane_collectable(&mut self, plane: u32) {
+        let range = self.blocks_of_plane(plane);
+        let (states, cursors) = (
+            &self.state[range.start as usize..range.end as usize],
+            &self.next_program[range.start as usize..range.end as usize],
+        );
+        let ppb = self.pages_per_block;
+        for ((word, s), c) in
+            self.collectable.plane_mut(plane).iter_mut().zip(states.chunks(64)).zip(cursors.chunks(64))
+        {
+            *word =
+                s.iter().zip(c).enumerate().fold(0, |bits, (j, (&s, &c))| {
+                    bits | (u64::from(s == BlockState::Full && u32::from(c) == ppb) << j)
+                });
+        }
+    }
+
+    /// [`Self::note_program`]'s once-a-block step, out of line so that its common path stays
+    /// small enough to inline into the dispatch path.
+    #[cold]
+    #[inline(never)]
+    fn wholly_programmed(&mut self, block: u32) {
+        self.refresh_collectable(block);
+    }
+
+    /// Records whether `block` is collectable now (after a change of its state or cursor).
+    #[inline]
+    fn refresh_collectable(&mut self, block: u32) {
+        let collectable = self.is_collectable(block);
+        self.collectable.set(block, collectable);
+    }
+
+    /// The plane's collectable blocks, a bit per block (see [`super::collectable`]).
+    #[inline]
+    pub fn plane_collectable(&self, plane: u32) -> &[u64] {
+        self.collectable.plane(plane)
     }
 
     pub fn blocks_of_plane(&self, plane: u32) -> std::ops::Range<u32> {
@@ -482,6 +541,7 @@ impl BlockManager {
     pub fn mark_victim(&mut self, block: u32) {
         debug_assert_eq!(self.state[block as usize], BlockState::Full);
         self.state[block as usize] = BlockState::Victim;
+        self.refresh_collectable(block);
     }
 
     /// Whether `block`'s next erase retires it (it reaches the P/E cycle limit).
@@ -506,6 +566,7 @@ impl BlockManager {
         }
         let retires = self.erase_count[b] >= self.pe_cycle_limit;
         self.state[b] = if retires { BlockState::Retired } else { BlockState::Free };
+        self.refresh_collectable(block);
         let wear = &mut self.planes[plane as usize].wear;
         if erases == wear.least {
             wear.at_least -= 1;
@@ -569,12 +630,13 @@ impl BlockManager {
     /// Lays out a plane as an aged drive: `blocks` blocks taken from the free pool are marked
     /// fully written with `valid[i]` valid pages each (the rest invalid).
     pub fn place_full_blocks(&mut self, plane: u32, valid: &[u16]) {
-        let p = &mut self.planes[plane as usize];
         for &v in valid {
+            let p = &mut self.planes[plane as usize];
             let block = p.free.pop_front(&self.erase_count).expect("spread layout fits the plane") as usize;
             self.valid[block] = v;
             self.write_ptr[block] = self.pages_per_block as u16;
             self.state[block] = BlockState::Full;
+            self.refresh_collectable(block as u32);
         }
     }
 
@@ -606,6 +668,7 @@ impl BlockManager {
         self.write_ptr[range.clone()].copy_from_slice(&image.write_ptr);
         self.erase_count[range.clone()].copy_from_slice(&image.erase_count);
         self.closed_at[range].copy_from_slice(&image.closed_at);
+        self.refresh_plane_collectable(plane);
         let retired = image.state.iter().filter(|&&s| s == BlockState::Retired).count() as u32;
         self.retired_blocks = self.retired_blocks - retired_before + retired;
         self.planes[plane as usize].wear = self.scan_wear(plane);
@@ -645,6 +708,9 @@ impl BlockManager {
             let free = self.pages_per_block - wp;
             if counted + invalid + free != self.pages_per_block {
                 return Err(format!("block {b}: valid + invalid + free != pages per block"));
+            }
+            if self.collectable.contains(b as u32) != self.is_collectable(b as u32) {
+                return Err(format!("block {b}: the collectable set disagrees with its state and cursor"));
             }
             if (self.state[b] == BlockState::Free)
                 != (wp == 0 && self.planes[b / self.blocks_per_plane as usize].free.contains(b as u32))

@@ -4,6 +4,7 @@
 //! policy's definition and source. Random choices draw from the FTL's own seeded stream.
 
 use super::blocks::{BlockManager, BlockState};
+use super::collectable::nth_set_bit;
 use crate::config::GcPolicy;
 use crate::engine::RandomStream;
 use crate::time::SimTime;
@@ -19,7 +20,7 @@ pub struct VictimSelector {
     chunk_ends: Vec<u32>,
 }
 
-/// Blocks per count of [`VictimSelector::chunk_ends`] (at most 255: a chunk's count is a byte).
+/// Blocks per count of [`VictimSelector::chunk_ends`]: a word of the collectable bits.
 const CHUNK: usize = 64;
 
 /// Greedy's choice on a plane (its block arrays): the first collectable block with the fewest
@@ -59,9 +60,17 @@ fn first_least_valid(states: &[BlockState], valid: &[u16], cursors: &[u16], ppb:
 /// fewest valid pages; if all `d` are fully valid, the greedy choice; `None` when no collectable
 /// block has an invalid page. The draws and the choice are those of a list of the collectable
 /// blocks in id order, but no list is built (aging a drive's sample plane picks hundreds of
-/// thousands of victims): the collectable blocks are counted per run of [`CHUNK`] blocks in one
-/// pass, into running totals (`chunk_ends`, reused), and the k-th of them is found from those.
+/// thousands of victims): the plane's collectable blocks come as a bit per block
+/// (`collectable`, kept by the block manager), counted per word into running totals
+/// (`chunk_ends`, reused), and the k-th of them is found from those.
+///
+/// Whether any collectable block has an invalid page is not counted up front (that read every
+/// block's valid count): a drawn block with one answers it, and otherwise the greedy scan,
+/// which finds none exactly when there is none. The draws then were not made: the stream is
+/// put back as it was, as the list (which draws nothing then) leaves it.
+#[allow(clippy::too_many_arguments)]
 fn rga_choice(
+    collectable: &[u64],
     states: &[BlockState],
     valid: &[u16],
     cursors: &[u16],
@@ -70,41 +79,26 @@ fn rga_choice(
     rng: &mut RandomStream,
     chunk_ends: &mut Vec<u32>,
 ) -> Option<u32> {
-    // A program cursor is 16 bits: a block of more pages is never collectable.
-    let ppb16 = u16::try_from(ppb).ok()?;
-    let collectable = |i: usize| states[i] == BlockState::Full && cursors[i] == ppb16;
     chunk_ends.clear();
-    let (mut n, mut reclaimable) = (0u64, false);
-    // Branch-free, indexed over slices of one length and in 16-bit lanes (a chunk's count fits
-    // a byte), so the compiler vectorises the count eight blocks at a time: counted in 32-bit
-    // lanes it was a third of aging a 4 TiB drive's sample plane (perf).
-    for ((s, c), v) in states.chunks(CHUNK).zip(cursors.chunks(CHUNK)).zip(valid.chunks(CHUNK)) {
-        let len = s.len().min(c.len()).min(v.len());
-        let (s, c, v) = (&s[..len], &c[..len], &v[..len]);
-        let (mut count, mut any) = (0u8, 0u8);
-        for i in 0..len {
-            let ok = (s[i] == BlockState::Full) & (c[i] == ppb16);
-            count += u8::from(ok);
-            any |= u8::from(ok & (v[i] < ppb16));
-        }
-        n += u64::from(count);
-        chunk_ends.push(n as u32);
-        reclaimable |= any != 0;
+    let mut n = 0u32;
+    for word in collectable {
+        n += word.count_ones();
+        chunk_ends.push(n);
     }
-    // Nothing to reclaim anywhere: collecting would only move data.
-    if !reclaimable {
+    if n == 0 {
         return None;
     }
-    // The k-th collectable block: its chunk by binary search over the running totals (a walk
-    // over the chunks' counts per draw was a tenth of the aging), then its place in the chunk.
+    // The k-th collectable block: its word by binary search over the running totals, then its
+    // bit in the word.
     let kth = |k: u32| -> usize {
         let chunk = chunk_ends.partition_point(|&end| end <= k);
         let before = if chunk == 0 { 0 } else { chunk_ends[chunk - 1] };
-        (chunk * CHUNK..).filter(|&i| collectable(i)).nth((k - before) as usize).expect("the chunk holds k")
+        chunk * CHUNK + nth_set_bit(collectable[chunk], k - before) as usize
     };
+    let before_draws = rng.clone();
     let mut best: Option<usize> = None;
     for _ in 0..d {
-        let i = kth(rng.below(n) as u32);
+        let i = kth(rng.below(u64::from(n)) as u32);
         if best.is_none_or(|b| (valid[i], i) < (valid[b], b)) {
             best = Some(i);
         }
@@ -112,7 +106,14 @@ fn rga_choice(
     match best {
         Some(b) if (valid[b] as u32) < ppb => Some(b as u32),
         // d random blocks that are all fully valid (or d = 0): the greedy choice.
-        _ => first_least_valid(states, valid, cursors, ppb),
+        _ => {
+            let greedy = first_least_valid(states, valid, cursors, ppb);
+            if greedy.is_none() {
+                // Nothing to reclaim anywhere: collecting would only move data.
+                *rng = before_draws;
+            }
+            greedy
+        }
     }
 }
 
@@ -207,8 +208,18 @@ impl VictimSelector {
     fn select_rga(&mut self, blocks: &BlockManager, plane: u32) -> Option<u32> {
         let (first, states, valid) = blocks.plane_view(plane);
         let cursors = blocks.plane_cursors(plane);
+        let collectable = blocks.plane_collectable(plane);
         let ppb = blocks.pages_per_block();
-        let chosen = rga_choice(states, valid, cursors, ppb, self.rga_candidates, &mut self.rng, &mut self.chunk_ends);
+        let chosen = rga_choice(
+            collectable,
+            states,
+            valid,
+            cursors,
+            ppb,
+            self.rga_candidates,
+            &mut self.rng,
+            &mut self.chunk_ends,
+        );
         chosen.map(|i| first + i)
     }
 
@@ -307,14 +318,20 @@ mod tests {
             seed in 0u64..1000,
         ) {
             let (states, valid, cursors) = plane(&blocks);
+            let mut collectable = vec![0u64; states.len().div_ceil(64)];
+            for i in (0..states.len()).filter(|&i| states[i] == BlockState::Full && u32::from(cursors[i]) == PPB) {
+                collectable[i / 64] |= 1 << (i % 64);
+            }
             let (mut fast, mut listed) = (RandomStream::new(seed, 1), RandomStream::new(seed, 1));
             let mut ends = Vec::new();
             for _ in 0..3 {
                 prop_assert_eq!(
-                    rga_choice(&states, &valid, &cursors, PPB, d, &mut fast, &mut ends),
+                    rga_choice(&collectable, &states, &valid, &cursors, PPB, d, &mut fast, &mut ends),
                     rga_listed(&states, &valid, &cursors, PPB, d, &mut listed)
                 );
             }
+            // The streams are where the list's would be, draws or none.
+            prop_assert_eq!(fast.next_u64(), listed.next_u64());
         }
     }
 }

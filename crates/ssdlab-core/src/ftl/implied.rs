@@ -117,6 +117,26 @@ impl ImpliedPlacement {
     /// The physical page the rule placed `lpa` on, or `UNMAPPED`.
     #[inline]
     pub fn forward(&self, lpa: u32) -> u32 {
+        match self.plane_and_rank(lpa) {
+            Some((plane, rank)) => plane * self.pages_per_plane.get() + self.page_of_rank(plane)[rank as usize],
+            None => UNMAPPED,
+        }
+    }
+
+    /// Asks the CPU to bring the entry [`Self::forward`] reads for `lpa` into its caches. Its
+    /// rank's page is a random read of a table of a plane's pages (32 MiB per group on a 16 TiB
+    /// drive): a GC move's validity check and remap ask for it, and it missed the caches on each
+    /// (90 % of `lookup_kept`'s samples on a 4 TiB drive, perf). A hint only.
+    #[inline]
+    pub fn prefetch_forward(&self, lpa: u32) {
+        if let Some((plane, rank)) = self.plane_and_rank(lpa) {
+            super::mapping::prefetch(self.page_of_rank(plane).get(rank as usize));
+        }
+    }
+
+    /// The plane the rule put `lpa` on and its rank there; `None` where it placed no page.
+    #[inline(always)]
+    fn plane_and_rank(&self, lpa: u32) -> Option<(u32, u32)> {
         let (_, residue) = self.planes.div_rem(lpa);
         let plane = self.plane_of_residue[residue as usize];
         let segments = self.segments(plane);
@@ -124,7 +144,7 @@ impl ImpliedPlacement {
         let i = match segments {
             [only] if only.first_lpa <= u64::from(lpa) => 0,
             _ => match segments.partition_point(|s| s.first_lpa <= u64::from(lpa)) {
-                0 => return UNMAPPED,
+                0 => return None,
                 n => n - 1,
             },
         };
@@ -132,11 +152,13 @@ impl ImpliedPlacement {
         let end_rank = segments.get(i + 1).map_or(self.count_of_plane[plane as usize], |s| s.first_rank);
         let (step, _) = self.planes.div_rem((u64::from(lpa) - segment.first_lpa) as u32);
         let rank = segment.first_rank + step;
-        if rank >= end_rank {
-            return UNMAPPED;
-        }
-        let page = self.page_of_rank[self.group_of_plane[plane as usize] as usize][rank as usize];
-        plane * self.pages_per_plane.get() + page
+        (rank < end_rank).then_some((plane, rank))
+    }
+
+    /// The page offset of each rank on `plane` (its group's sample's).
+    #[inline]
+    fn page_of_rank(&self, plane: u32) -> &[u32] {
+        &self.page_of_rank[self.group_of_plane[plane as usize] as usize]
     }
 
     /// The logical page the rule placed on `ppa`, or `UNMAPPED` (no page of its rank, or its

@@ -213,7 +213,7 @@ pub const OWNER_PREFETCH_PAGES: u32 = 8;
 
 /// Asks the CPU to bring a table entry into its caches (none: an index past the table).
 #[inline]
-fn prefetch<T>(entry: Option<&T>) {
+pub(super) fn prefetch<T>(entry: Option<&T>) {
     #[cfg(target_arch = "x86_64")]
     if let Some(entry) = entry {
         // SAFETY: a prefetch never faults and has no effect but on the caches.
@@ -398,7 +398,9 @@ impl PageMap {
             if u64::from(ppa) < self.physical_pages() {
                 let lpa = self.owner_kept(rule, ppa);
                 if lpa != UNMAPPED {
-                    self.prefetch_lookup(u64::from(lpa));
+                    // The table's entry only: the check asks the rule nothing more (see
+                    // `is_valid_kept`).
+                    self.prefetch_table_entry(u64::from(lpa));
                 }
             }
             return;
@@ -418,10 +420,21 @@ impl PageMap {
     }
 
     /// Asks the CPU to bring `lpa`'s forward entry into its caches ahead of a [`Self::lookup`]
-    /// (a new request's first page, looked up once its command is fetched). A hint only:
-    /// nothing is read or changed, and a page past the table is ignored.
+    /// (a new request's first page, looked up once its command is fetched; a page GC moves,
+    /// checked and remapped once it is read), and with a kept placement the rule's entry
+    /// that answers for it while unwritten. A hint only: nothing is read or changed, and a page
+    /// past the table is ignored.
     #[inline]
     pub fn prefetch_lookup(&self, lpa: u64) {
+        if let (Some(rule), Ok(lpa)) = (self.implied.as_deref(), u32::try_from(lpa)) {
+            rule.prefetch_forward(lpa);
+        }
+        self.prefetch_table_entry(lpa);
+    }
+
+    /// The forward table's entry of `lpa` alone (see [`Self::prefetch_lookup`]).
+    #[inline]
+    fn prefetch_table_entry(&self, lpa: u64) {
         match &self.tables {
             Tables::Global { l2p, .. } => prefetch(l2p.get(lpa as usize)),
             Tables::InPlane(t) => prefetch(t.forward_entry(lpa)),

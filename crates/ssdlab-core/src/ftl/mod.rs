@@ -5,6 +5,7 @@
 pub mod block_map;
 pub mod blocks;
 pub mod cmt;
+mod collectable;
 pub mod fdp;
 mod fill;
 mod free_pool;
