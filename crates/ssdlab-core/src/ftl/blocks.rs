@@ -636,7 +636,9 @@ impl BlockManager {
             self.valid[block] = v;
             self.write_ptr[block] = self.pages_per_block as u16;
             self.state[block] = BlockState::Full;
-            self.refresh_collectable(block as u32);
+            // Not collectable yet (its cursor is 0 until `sync_program_cursors`): its bit stays
+            // clear, as it was while the block was free.
+            debug_assert!(!self.is_collectable(block as u32));
         }
     }
 
