@@ -124,10 +124,11 @@ impl ImpliedPlacement {
     }
 
     /// Asks the CPU to bring the entry [`Self::forward`] reads for `lpa` into its caches. Its
-    /// rank's page is a random read of a table of a plane's pages (32 MiB per group on a 16 TiB
-    /// drive): a GC move's validity check and remap ask for it, and it missed the caches on each
-    /// (90 % of `lookup_kept`'s samples on a 4 TiB drive, perf). A hint only. Out of line, so
-    /// that the callers' check for a rule stays small where there is none.
+    /// rank's page is a random read of a list of a plane's pages (8 MiB per group of planes on
+    /// drives of 2 M pages per plane): a GC move's validity check and remap ask for it, and it
+    /// missed the caches on each (90 % of `lookup_kept`'s samples on a 4 TiB drive, perf). A
+    /// hint only. Out of line, so that the callers' check for a rule stays small where there is
+    /// none.
     #[inline(never)]
     pub fn prefetch_forward(&self, lpa: u32) {
         if let Some((plane, rank)) = self.plane_and_rank(lpa) {
