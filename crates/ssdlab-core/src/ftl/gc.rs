@@ -56,6 +56,15 @@ fn first_least_valid(states: &[BlockState], valid: &[u16], cursors: &[u16], ppb:
     (0..n).find(|&i| counted(states[i], valid[i], cursors[i]) == least).map(|i| i as u32)
 }
 
+/// A plane's block arrays as the victim picks read them ([`BlockManager::plane_view`] and
+/// [`BlockManager::plane_cursors`]): states, valid page counts and program cursors.
+#[derive(Clone, Copy)]
+struct PlaneArrays<'a> {
+    states: &'a [BlockState],
+    valid: &'a [u16],
+    cursors: &'a [u16],
+}
+
 /// RGA's choice on a plane (Li et al.): `d` collectable blocks drawn uniformly, the one with the
 /// fewest valid pages; if all `d` are fully valid, the greedy choice; `None` when no collectable
 /// block has an invalid page. The draws and the choice are those of a list of the collectable
@@ -68,17 +77,15 @@ fn first_least_valid(states: &[BlockState], valid: &[u16], cursors: &[u16], ppb:
 /// block's valid count): a drawn block with one answers it, and otherwise the greedy scan,
 /// which finds none exactly when there is none. The draws then were not made: the stream is
 /// put back as it was, as the list (which draws nothing then) leaves it.
-#[allow(clippy::too_many_arguments)]
 fn rga_choice(
+    plane: PlaneArrays,
     collectable: &[u64],
-    states: &[BlockState],
-    valid: &[u16],
-    cursors: &[u16],
     ppb: u32,
     d: u32,
     rng: &mut RandomStream,
     chunk_ends: &mut Vec<u32>,
 ) -> Option<u32> {
+    let PlaneArrays { states, valid, cursors } = plane;
     chunk_ends.clear();
     let mut n = 0u32;
     for word in collectable {
@@ -210,16 +217,9 @@ impl VictimSelector {
         let cursors = blocks.plane_cursors(plane);
         let collectable = blocks.plane_collectable(plane);
         let ppb = blocks.pages_per_block();
-        let chosen = rga_choice(
-            collectable,
-            states,
-            valid,
-            cursors,
-            ppb,
-            self.rga_candidates,
-            &mut self.rng,
-            &mut self.chunk_ends,
-        );
+        let plane_arrays = PlaneArrays { states, valid, cursors };
+        let chosen =
+            rga_choice(plane_arrays, collectable, ppb, self.rga_candidates, &mut self.rng, &mut self.chunk_ends);
         chosen.map(|i| first + i)
     }
 
@@ -290,14 +290,8 @@ mod tests {
     }
 
     /// RGA's choice with a list of the collectable blocks, as the policy is written.
-    fn rga_listed(
-        states: &[BlockState],
-        valid: &[u16],
-        cursors: &[u16],
-        ppb: u32,
-        d: u32,
-        rng: &mut RandomStream,
-    ) -> Option<u32> {
+    fn rga_listed(plane: PlaneArrays, ppb: u32, d: u32, rng: &mut RandomStream) -> Option<u32> {
+        let PlaneArrays { states, valid, cursors } = plane;
         let list: Vec<usize> =
             (0..states.len()).filter(|&i| states[i] == BlockState::Full && u32::from(cursors[i]) == ppb).collect();
         if !list.iter().any(|&i| u32::from(valid[i]) < ppb) {
@@ -322,12 +316,13 @@ mod tests {
             for i in (0..states.len()).filter(|&i| states[i] == BlockState::Full && u32::from(cursors[i]) == PPB) {
                 collectable[i / 64] |= 1 << (i % 64);
             }
+            let arrays = PlaneArrays { states: &states, valid: &valid, cursors: &cursors };
             let (mut fast, mut listed) = (RandomStream::new(seed, 1), RandomStream::new(seed, 1));
             let mut ends = Vec::new();
             for _ in 0..3 {
                 prop_assert_eq!(
-                    rga_choice(&collectable, &states, &valid, &cursors, PPB, d, &mut fast, &mut ends),
-                    rga_listed(&states, &valid, &cursors, PPB, d, &mut listed)
+                    rga_choice(arrays, &collectable, PPB, d, &mut fast, &mut ends),
+                    rga_listed(arrays, PPB, d, &mut listed)
                 );
             }
             // The streams are where the list's would be, draws or none.
