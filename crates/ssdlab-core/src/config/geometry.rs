@@ -10,6 +10,7 @@
 //! physical page address (PPA) = block * pages_per_block + page_in_block.
 
 use super::{Config, ConfigError};
+use crate::engine::Divisor;
 
 pub const SECTOR_BYTES: u64 = 512;
 /// Multi-plane commands are formed in a fixed-size array on the hot path.
@@ -52,11 +53,17 @@ pub struct Geometry {
     /// Plane of each residue `lpa mod planes`: static allocation repeats with that period, so one
     /// division and a lookup replace four divisions on the hot path.
     plane_by_residue: Vec<u32>,
-    /// log2(pages_per_block) when it is a power of two (as on every real part): page and block
-    /// of a PPA by shift and mask instead of division on the hot path.
-    page_shift: Option<u32>,
-    /// log2(blocks_per_plane) when it is a power of two: the plane of a block by shift.
-    block_shift: Option<u32>,
+    /// The counts the hot path divides by (a shift and a mask for a power of two, as on every
+    /// real part; `Divisor` says why): the page and block of a PPA, the plane of a block, the
+    /// die of a plane, the chip of a die, the channel of a chip, the page of a sector and the
+    /// residue of a logical page.
+    per_block: Divisor,
+    per_plane: Divisor,
+    per_die: Divisor,
+    per_chip: Divisor,
+    per_channel: Divisor,
+    per_page: Divisor,
+    all_planes: Divisor,
 }
 
 impl Geometry {
@@ -99,8 +106,13 @@ impl Geometry {
             translation_pages,
             allocation: parse_allocation(&config.ftl.allocation).expect("validated allocation order"),
             plane_by_residue: Vec::new(),
-            page_shift: f.pages_per_block.is_power_of_two().then(|| f.pages_per_block.trailing_zeros()),
-            block_shift: f.blocks_per_plane.is_power_of_two().then(|| f.blocks_per_plane.trailing_zeros()),
+            per_block: Divisor::new(f.pages_per_block.into()),
+            per_plane: Divisor::new(f.blocks_per_plane.into()),
+            per_die: Divisor::new(f.planes_per_die.into()),
+            per_chip: Divisor::new(f.dies_per_chip.into()),
+            per_channel: Divisor::new(f.chips_per_channel.into()),
+            per_page: Divisor::new(f.page_size.value / SECTOR_BYTES),
+            all_planes: Divisor::new(planes.into()),
         }
     }
 
@@ -117,6 +129,12 @@ impl Geometry {
 
     pub fn logical_sectors(&self) -> u64 {
         self.logical_pages * self.sectors_per_page
+    }
+
+    /// The (logical) page that holds sector `sector`.
+    #[inline]
+    pub fn page_of_sector(&self, sector: u64) -> u64 {
+        self.per_page.div_u64(sector)
     }
 
     /// The residue (logical page modulo planes) whose pages static allocation puts on each
@@ -137,7 +155,7 @@ impl Geometry {
     /// hundreds of millions of consecutive pages).
     #[inline]
     pub fn planes_from(&self, from: u64) -> PlanesFrom<'_> {
-        PlanesFrom { table: &self.plane_by_residue, residue: (from % self.planes as u64) as usize }
+        PlanesFrom { table: &self.plane_by_residue, residue: self.all_planes.rem_u64(from) as usize }
     }
 
     /// The plane of the logical pages of residue `residue` (modulo the planes).
@@ -149,7 +167,7 @@ impl Geometry {
     /// The plane a logical page is striped to by the static allocation order.
     #[inline]
     pub fn plane_of_lpa(&self, lpa: u64) -> u32 {
-        self.plane_by_residue[(lpa % self.planes as u64) as usize]
+        self.plane_by_residue[self.all_planes.rem_u64(lpa) as usize]
     }
 
     /// The same, computed level by level from the order.
@@ -183,36 +201,27 @@ impl Geometry {
 
     #[inline]
     pub fn die_of_plane(&self, plane: u32) -> u32 {
-        plane / self.planes_per_die
+        self.per_die.div_u32(plane)
     }
     #[inline]
     pub fn chip_of_die(&self, die: u32) -> u32 {
-        die / self.dies_per_chip
+        self.per_chip.div_u32(die)
     }
     #[inline]
     pub fn channel_of_chip(&self, chip: u32) -> u32 {
-        chip / self.chips_per_channel
+        self.per_channel.div_u32(chip)
     }
     #[inline]
     pub fn plane_of_block(&self, block: u32) -> u32 {
-        match self.block_shift {
-            Some(shift) => block >> shift,
-            None => block / self.blocks_per_plane,
-        }
+        self.per_plane.div_u32(block)
     }
     #[inline]
     pub fn block_of_ppa(&self, ppa: u32) -> u32 {
-        match self.page_shift {
-            Some(shift) => ppa >> shift,
-            None => ppa / self.pages_per_block,
-        }
+        self.per_block.div_u32(ppa)
     }
     #[inline]
     pub fn page_in_block(&self, ppa: u32) -> u32 {
-        match self.page_shift {
-            Some(shift) => ppa & ((1 << shift) - 1),
-            None => ppa % self.pages_per_block,
-        }
+        self.per_block.rem_u32(ppa)
     }
     #[inline]
     pub fn first_block_of_plane(&self, plane: u32) -> u32 {

@@ -8,6 +8,7 @@
 use super::collectable::CollectableSet;
 use super::free_pool::FreePool;
 
+use crate::engine::Divisor;
 use crate::flash::Geometry;
 use crate::time::SimTime;
 
@@ -131,9 +132,9 @@ pub struct BlockManager {
     pe_cycle_limit: u32,
     pub retired_blocks: u32,
     pages_per_block: u32,
-    /// log2 of `pages_per_block` when it is a power of two: the program-order checks on the
-    /// dispatch path split a page address by shift and mask, not division.
-    page_shift: Option<u32>,
+    /// `pages_per_block` as a divisor: the program-order checks on the dispatch path and the
+    /// invalidation of a rewritten page split a page address by shift and mask, not division.
+    per_block: Divisor,
     blocks_per_plane: u32,
     valid: Vec<u16>,
     write_ptr: Vec<u16>,
@@ -188,7 +189,7 @@ impl BlockManager {
             pe_cycle_limit,
             retired_blocks: 0,
             pages_per_block: geometry.pages_per_block,
-            page_shift: geometry.pages_per_block.is_power_of_two().then(|| geometry.pages_per_block.trailing_zeros()),
+            per_block: Divisor::new(geometry.pages_per_block.into()),
             blocks_per_plane: geometry.blocks_per_plane,
             valid: filled(blocks, 0).map_err(refused)?,
             write_ptr: filled(blocks, 0).map_err(refused)?,
@@ -347,10 +348,7 @@ impl BlockManager {
     /// (block, page in block) of a physical page.
     #[inline]
     fn split(&self, ppa: u32) -> (usize, u32) {
-        match self.page_shift {
-            Some(shift) => ((ppa >> shift) as usize, ppa & (self.pages_per_block - 1)),
-            None => ((ppa / self.pages_per_block) as usize, ppa % self.pages_per_block),
-        }
+        (self.per_block.div_u32(ppa) as usize, self.per_block.rem_u32(ppa))
     }
 
     /// A program of `ppa` was issued to its die: it must not be below its block's cursor.
@@ -380,7 +378,7 @@ impl BlockManager {
     /// Records that a page of `block` no longer holds current data.
     #[inline]
     pub fn invalidate(&mut self, ppa: u32) {
-        let b = (ppa / self.pages_per_block) as usize;
+        let b = self.per_block.div_u32(ppa) as usize;
         debug_assert!(self.valid[b] > 0);
         self.valid[b] -= 1;
     }

@@ -9,7 +9,7 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::engine::LruOrder;
+use crate::engine::{Divisor, LruOrder};
 
 pub use crate::config::mapping::{CMT_ENTRY_BYTES as ENTRY_BYTES, TRANSLATION_ENTRY_BYTES};
 
@@ -63,12 +63,12 @@ impl CmtPartition {
 
     /// What inserting `lpa` now would push out, without inserting it (the firmware model asks
     /// before the lookup runs).
-    pub fn would_evict(&self, lpa: u32, epochs: &[u32], per_tpage: u32) -> Evicted {
+    pub fn would_evict(&self, lpa: u32, epochs: &[u32], per_tpage: Divisor) -> Evicted {
         if self.index.len() < self.capacity as usize || self.index.contains_key(&lpa) {
             return Evicted::None;
         }
         let old = self.slots[self.order.tail() as usize];
-        let tpage = old.lpa / per_tpage;
+        let tpage = per_tpage.div_u32(old.lpa);
         if old.dirty && old.epoch == epochs[tpage as usize] {
             Evicted::Dirty { tpage }
         } else {
@@ -89,7 +89,7 @@ impl CmtPartition {
     /// Caches `lpa` as the most recently used entry, evicting the least recently used one if
     /// full. `epochs` gives each translation page's current epoch, `per_tpage` the entries per page,
     /// `cached` each translation page's entries in the CMT (kept up to date here).
-    pub fn insert(&mut self, lpa: u32, epochs: &[u32], per_tpage: u32, cached: &mut [u32]) -> Evicted {
+    pub fn insert(&mut self, lpa: u32, epochs: &[u32], per_tpage: Divisor, cached: &mut [u32]) -> Evicted {
         if self.touch(lpa) {
             return Evicted::None;
         }
@@ -99,7 +99,7 @@ impl CmtPartition {
             self.order.unlink(victim);
             let old = self.slots[victim as usize];
             self.index.remove(&old.lpa);
-            let tpage = old.lpa / per_tpage;
+            let tpage = per_tpage.div_u32(old.lpa);
             cached[tpage as usize] -= 1;
             evicted = if old.dirty && old.epoch == epochs[tpage as usize] {
                 Evicted::Dirty { tpage }
@@ -112,7 +112,7 @@ impl CmtPartition {
             (self.slots.len() - 1) as u32
         };
         self.slots[s as usize] = Slot { lpa, dirty: false, epoch: 0 };
-        cached[(lpa / per_tpage) as usize] += 1;
+        cached[per_tpage.div_u32(lpa) as usize] += 1;
         self.index.insert(lpa, s);
         self.order.push_front(s);
         evicted
@@ -140,12 +140,12 @@ mod tests {
         let epochs = vec![0u32; 16];
         let mut cached = vec![0u32; 16];
         let mut cmt = CmtPartition::new(2);
-        assert_eq!(cmt.insert(1, &epochs, 4, &mut cached), Evicted::None);
-        assert_eq!(cmt.insert(2, &epochs, 4, &mut cached), Evicted::None);
+        assert_eq!(cmt.insert(1, &epochs, Divisor::new(4), &mut cached), Evicted::None);
+        assert_eq!(cmt.insert(2, &epochs, Divisor::new(4), &mut cached), Evicted::None);
         assert!(cmt.touch(1));
-        assert_eq!(cmt.would_evict(3, &epochs, 4), Evicted::Clean);
-        assert_eq!(cmt.would_evict(1, &epochs, 4), Evicted::None);
-        assert_eq!(cmt.insert(3, &epochs, 4, &mut cached), Evicted::Clean);
+        assert_eq!(cmt.would_evict(3, &epochs, Divisor::new(4)), Evicted::Clean);
+        assert_eq!(cmt.would_evict(1, &epochs, Divisor::new(4)), Evicted::None);
+        assert_eq!(cmt.insert(3, &epochs, Divisor::new(4), &mut cached), Evicted::Clean);
         assert!(cmt.contains(1) && cmt.contains(3) && !cmt.contains(2));
         // Translation page 0 holds 1 and 3 (2 left).
         assert_eq!(cached[0], 2);
@@ -156,16 +156,16 @@ mod tests {
         let mut epochs = vec![0u32; 16];
         let mut cached = vec![0u32; 16];
         let mut cmt = CmtPartition::new(2);
-        cmt.insert(4, &epochs, 4, &mut cached);
-        cmt.insert(5, &epochs, 4, &mut cached);
+        cmt.insert(4, &epochs, Divisor::new(4), &mut cached);
+        cmt.insert(5, &epochs, Divisor::new(4), &mut cached);
         cmt.mark_dirty(4, 0);
         cmt.mark_dirty(5, 0);
         // Evicting 4 (LRU) writes back translation page 1, which holds 4..8.
-        assert_eq!(cmt.would_evict(9, &epochs, 4), Evicted::Dirty { tpage: 1 });
-        assert_eq!(cmt.insert(9, &epochs, 4, &mut cached), Evicted::Dirty { tpage: 1 });
+        assert_eq!(cmt.would_evict(9, &epochs, Divisor::new(4)), Evicted::Dirty { tpage: 1 });
+        assert_eq!(cmt.insert(9, &epochs, Divisor::new(4), &mut cached), Evicted::Dirty { tpage: 1 });
         epochs[1] += 1;
         // 5 was written back with it: evicting it now costs nothing.
-        assert_eq!(cmt.insert(10, &epochs, 4, &mut cached), Evicted::Clean);
+        assert_eq!(cmt.insert(10, &epochs, Divisor::new(4), &mut cached), Evicted::Clean);
         assert_eq!((cached[1], cached[2]), (0, 2));
     }
 }

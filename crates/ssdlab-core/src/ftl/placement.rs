@@ -6,12 +6,15 @@
 //! unrestricted flow. The stripe repeats with the subset's size, so one table lookup per write.
 
 use crate::config::{AddressDomains, Config, ConfigError, FlowConfig};
+use crate::engine::Divisor;
 use crate::flash::geometry::{parse_allocation, Level};
 use crate::flash::Geometry;
 
 pub struct Placement {
     /// Per flow: the plane of each residue of a logical page modulo the flow's plane count.
     tables: Vec<Vec<u32>>,
+    /// Per flow: its table's length, the residue's modulus (a mask when a power of two).
+    periods: Vec<Divisor>,
     /// Logical pages per flow domain (the whole space when domains are shared).
     domain_pages: u64,
     per_flow_domains: bool,
@@ -63,7 +66,8 @@ impl Placement {
                 }
             }
         }
-        Ok(Self { tables, domain_pages, per_flow_domains, confined_working_sets })
+        let periods = tables.iter().map(|t| Divisor::new(t.len() as u64)).collect();
+        Ok(Self { tables, periods, domain_pages, per_flow_domains, confined_working_sets })
     }
 
     fn table(path: &str, flow: &FlowConfig, g: &Geometry, order: [Level; 4]) -> Result<Vec<u32>, ConfigError> {
@@ -101,8 +105,7 @@ impl Placement {
     /// The plane a write of `lpa` by `flow` goes to.
     #[inline]
     pub fn plane_for(&self, flow: usize, lpa: u64) -> u32 {
-        let table = &self.tables[flow];
-        table[(lpa % table.len() as u64) as usize]
+        self.tables[flow][self.periods[flow].rem_u64(lpa) as usize]
     }
 
     /// One period of `flow`'s stripe: the planes its consecutive logical pages go to.

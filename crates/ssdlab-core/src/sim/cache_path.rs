@@ -235,9 +235,9 @@ impl Simulation {
 
     fn request_pages(&self, request: u32) -> (std::ops::RangeInclusive<u64>, u64, u64) {
         let (_, start, sectors) = self.request_sectors(request);
-        let spp = self.ftl.geometry.sectors_per_page;
+        let g = &self.ftl.geometry;
         let end = start + sectors as u64;
-        (start / spp..=(end - 1) / spp, start, end)
+        (g.page_of_sector(start)..=g.page_of_sector(end - 1), start, end)
     }
 
     /// The logical pages a request touches.

@@ -56,7 +56,8 @@ impl Simulation {
         let kind = if is_read { TxnKind::UserRead } else { TxnKind::UserWrite };
         let priority = self.flows[flow].priority as u8;
         let (mut pending, mut hit_bytes) = (0u32, 0u64);
-        for lpa in start / spp..=(end - 1) / spp {
+        let g = &self.ftl.geometry;
+        for lpa in g.page_of_sector(start)..=g.page_of_sector(end - 1) {
             let page_start = lpa * spp;
             let first = start.max(page_start) - page_start;
             // Sectors of this page the request covers.
@@ -299,7 +300,8 @@ impl Simulation {
                 self.ftl.blocks.note_program(ppa);
                 // A block becomes a possible victim once its last page is programmed: a plane
                 // that found no victim while it waited starts collecting now.
-                if ppa % ppb == ppb - 1 && self.family.is_none() && self.ftl.needs_gc(plane) {
+                if self.ftl.geometry.page_in_block(ppa) == ppb - 1 && self.family.is_none() && self.ftl.needs_gc(plane)
+                {
                     self.start_gc(plane);
                 }
             }

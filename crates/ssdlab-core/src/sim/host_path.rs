@@ -56,7 +56,7 @@ impl Simulation {
         // otherwise this request's. At the sector `submit` gives it: in the flow's domain.
         if let Some(start_sector) = ahead.or(spec.as_ref().map(|s| s.start_sector)) {
             let sector = self.flows[f].domain_base_sector + start_sector;
-            self.ftl.map.prefetch_lookup(sector / self.ftl.geometry.sectors_per_page);
+            self.ftl.map.prefetch_lookup(self.ftl.geometry.page_of_sector(sector));
         }
         Ok(spec)
     }

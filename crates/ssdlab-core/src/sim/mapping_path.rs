@@ -6,6 +6,7 @@ use rustc_hash::FxHashMap;
 
 use super::Simulation;
 use crate::config::{Config, GcMapUpdates, Sharing, TranslationWriteBack};
+use crate::engine::Divisor;
 use crate::flash::Geometry;
 use crate::ftl::cmt::{CmtPartition, Evicted};
 use crate::ftl::mapping::UNMAPPED;
@@ -32,7 +33,8 @@ pub(super) struct MappingState {
     cached_per_tpage: Vec<u32>,
     /// Translation page -> first user page waiting for its read (list through `next_waiting`).
     waiting: FxHashMap<u32, u32>,
-    per_tpage: u32,
+    /// Mapping entries per translation page (a mask and shift for a power of two).
+    per_tpage: Divisor,
     pub counts: Vec<CmtCounts>,
     /// `ftl.translation_write_back = "hold-in-dram"`: translation pages written back are kept
     /// in DRAM for good (empty otherwise).
@@ -70,7 +72,7 @@ impl MappingState {
             epochs: vec![0; geometry.translation_pages as usize],
             cached_per_tpage: vec![0; geometry.translation_pages as usize],
             waiting: FxHashMap::default(),
-            per_tpage: geometry.entries_per_translation_page as u32,
+            per_tpage: Divisor::new(geometry.entries_per_translation_page),
             counts: vec![CmtCounts::default(); flows],
             departing: Vec::new(),
             hold_in_dram: config.ftl.translation_write_back == Some(TranslationWriteBack::HoldInDram),
@@ -128,7 +130,7 @@ impl Simulation {
             self.resolve_user_page(id);
             return;
         }
-        let tpage = t.lpa / m.per_tpage;
+        let tpage = m.per_tpage.div_u32(t.lpa);
         let tlpa = self.ftl.geometry.translation_lpa(tpage);
         // Held in DRAM since its write-back (`hold-in-dram`; while the write-back's merge read
         // is under way a miss waits for it, as MQSim's arriving entries come first), or never
@@ -227,7 +229,7 @@ impl Simulation {
         }
         self.cache_entry(flow, lpa);
         let m = &mut self.mapping;
-        let epoch = m.epochs[(lpa / m.per_tpage) as usize];
+        let epoch = m.epochs[m.per_tpage.div_u32(lpa) as usize];
         m.partitions[m.partition_of_flow[flow]].mark_dirty(lpa, epoch);
     }
 
@@ -242,14 +244,14 @@ impl Simulation {
             return;
         }
         let m = &mut self.mapping;
-        let epoch = m.epochs[(lpa / m.per_tpage) as usize];
+        let epoch = m.epochs[m.per_tpage.div_u32(lpa) as usize];
         if let Some(p) = m.partitions.iter_mut().find(|p| p.contains(lpa)) {
             p.mark_dirty(lpa, epoch);
             return;
         }
         if let Some(journal) = &mut m.journal {
             journal.entries += 1;
-            if journal.entries < m.per_tpage {
+            if u64::from(journal.entries) < m.per_tpage.value() {
                 return;
             }
             let tpage = journal.next_tpage;
@@ -264,7 +266,7 @@ impl Simulation {
             self.write_back_translation_page(tpage);
         }
         let m = &mut self.mapping;
-        let epoch = m.epochs[(lpa / m.per_tpage) as usize];
+        let epoch = m.epochs[m.per_tpage.div_u32(lpa) as usize];
         m.partitions[p].mark_dirty(lpa, epoch);
     }
 

@@ -46,6 +46,8 @@ pub struct Synthetic {
     /// The alignment unit just after the previous request: where a sequential request goes.
     following_unit: u64,
     align_sectors: u64,
+    /// Alignment units in the working set (`ws_sectors / align_sectors`), where requests start.
+    units: u64,
     ws_start_sector: u64,
     ws_sectors: u64,
     pub arrival: Arrival,
@@ -199,6 +201,7 @@ impl Synthetic {
             random_fraction: flow.random_fraction.unwrap_or(1.0),
             following_unit: 0,
             align_sectors,
+            units,
             ws_start_sector,
             ws_sectors,
             arrival,
@@ -252,7 +255,7 @@ impl Synthetic {
             let (op, start_sector, sectors) = store.next(&mut self.rng, is_read);
             return RequestSpec { arrival, op, start_sector, sectors, placement_handle: None };
         }
-        let units = self.ws_sectors / self.align_sectors;
+        let units = self.units;
         // A flow that gives no random_fraction (1) draws nothing here, so its stream is the same
         // as before the key existed.
         let follows =
@@ -279,7 +282,11 @@ impl Synthetic {
         if offset + sectors > self.ws_sectors {
             offset = (self.ws_sectors - sectors) / self.align_sectors * self.align_sectors;
         }
-        self.following_unit = (offset + sectors).div_ceil(self.align_sectors) % units;
+        // Only a flow that may follow its previous request reads this: the others skip its two
+        // divisions (a `div` each, on every request; `engine::Divisor` says why that counts).
+        if self.random_fraction < 1.0 {
+            self.following_unit = (offset + sectors).div_ceil(self.align_sectors) % units;
+        }
         let op = if is_read { Op::Read } else { Op::Write };
         RequestSpec {
             arrival,
