@@ -135,6 +135,13 @@ fn too_little_over_provisioning_for_gc() {
 #[test]
 fn allocation_order_must_be_a_permutation() {
     assert_rejects(&format!("[ftl]\nallocation = \"CWXP\"\n{FLOW}"), "ftl.allocation", "permutation");
+    // Beside a namespace, whose check builds a geometry from the order (fuzz seed 1207 config
+    // #376 panicked there).
+    assert_rejects(
+        "[ftl]\nallocation = \"CWXP\"\n[[namespaces]]\nname = \"a\"\nsize = \"16MiB\"\n[[flows]]\nread_fraction = 1.0\nqueue_depth = 1\nrequests = 10\nnamespace = \"a\"\n",
+        "ftl.allocation",
+        "permutation",
+    );
 }
 
 #[test]

@@ -267,6 +267,11 @@ fn validate_latency(path: &str, latency: &PageTypeLatency, technology: CellTechn
 
 fn validate_ftl(config: &Config) -> Result<(), ConfigError> {
     let ftl = &config.ftl;
+    // First what every geometry is built from: the namespace, ZNS, FDP and SLC checks below build
+    // one (`Geometry::counts`), which takes the allocation order as valid (fuzz seed 1207
+    // config #376: a namespace beside `allocation = "1e30/s"` panicked there).
+    parse_allocation(&ftl.allocation)?;
+    fraction("ftl.over_provisioning", ftl.over_provisioning, false, true)?;
     super::fdp::validate(config)?;
     super::slc_cache::validate(config)?;
     super::namespaces::validate(config)?;
@@ -285,8 +290,6 @@ fn validate_ftl(config: &Config) -> Result<(), ConfigError> {
             ),
         ));
     }
-    parse_allocation(&ftl.allocation)?;
-    fraction("ftl.over_provisioning", ftl.over_provisioning, false, true)?;
     fraction("ftl.gc_threshold", ftl.gc_threshold, true, true)?;
     at_least_one("ftl.gc_rga_candidates", ftl.gc_rga_candidates)?;
     at_least_one("ftl.static_wear_leveling_threshold", ftl.static_wear_leveling_threshold)?;
