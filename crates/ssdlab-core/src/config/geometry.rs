@@ -137,6 +137,12 @@ impl Geometry {
         self.per_page.div_u64(sector)
     }
 
+    /// The (logical) pages that sectors `start..end` touch (`end > start`).
+    #[inline]
+    pub fn pages_of_sectors(&self, start: u64, end: u64) -> std::ops::RangeInclusive<u64> {
+        self.page_of_sector(start)..=self.page_of_sector(end - 1)
+    }
+
     /// The residue (logical page modulo planes) whose pages static allocation puts on each
     /// plane, when each plane has exactly one (every allocation order does: the residue's
     /// digits are the plane's channel, way, die and plane).

@@ -235,9 +235,8 @@ impl Simulation {
 
     fn request_pages(&self, request: u32) -> (std::ops::RangeInclusive<u64>, u64, u64) {
         let (_, start, sectors) = self.request_sectors(request);
-        let g = &self.ftl.geometry;
         let end = start + sectors as u64;
-        (g.page_of_sector(start)..=g.page_of_sector(end - 1), start, end)
+        (self.ftl.geometry.pages_of_sectors(start, end), start, end)
     }
 
     /// The logical pages a request touches.

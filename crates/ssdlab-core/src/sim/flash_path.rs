@@ -56,8 +56,7 @@ impl Simulation {
         let kind = if is_read { TxnKind::UserRead } else { TxnKind::UserWrite };
         let priority = self.flows[flow].priority as u8;
         let (mut pending, mut hit_bytes) = (0u32, 0u64);
-        let g = &self.ftl.geometry;
-        for lpa in g.page_of_sector(start)..=g.page_of_sector(end - 1) {
+        for lpa in self.ftl.geometry.pages_of_sectors(start, end) {
             let page_start = lpa * spp;
             let first = start.max(page_start) - page_start;
             // Sectors of this page the request covers.
