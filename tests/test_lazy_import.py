@@ -258,17 +258,25 @@ def test_a_discarding_console_still_gives_a_console_to_rich():
     quiet.console.file.close()
 
 
-def test_the_preload_hands_the_gil_over_quickly_and_restores_the_interval():
+def test_the_preload_hands_the_gil_over_quickly_and_restores_the_interval(tmp_path):
+    # The preloaded module waits on a gate the test opens only after reading the interval: an
+    # instant import (json, already loaded) let the thread end and put the interval back before
+    # it was read, about once in a few hundred runs (a clean-clone CI failed on it).
+    (tmp_path / "gated_module.py").write_text("import builtins\nbuiltins.gate.wait(30)\n")
     code = (
-        "import sys\n"
+        "import builtins, sys, threading\n"
+        f"sys.path.insert(0, {str(tmp_path)!r})\n"
         "from ssdlab import _preload\n"
+        "builtins.gate = threading.Event()\n"
         "sys.setswitchinterval(0.004)\n"
-        "thread = _preload.start('json')\n"
+        "thread = _preload.start('gated_module')\n"
         "during = sys.getswitchinterval()\n"
+        "builtins.gate.set()\n"
         "thread.join()\n"
-        "print(round(during, 6), round(sys.getswitchinterval(), 6))\n"
+        "after = sys.getswitchinterval()\n"
+        "print(round(during, 6), round(after, 6), 'gated_module' in sys.modules)\n"
     )
-    assert python(code).split() == [str(_preload.SWITCH_INTERVAL_SECONDS), "0.004"]
+    assert python(code).split() == [str(_preload.SWITCH_INTERVAL_SECONDS), "0.004", "True"]
 
 
 def test_the_command_starts_the_preload_once(monkeypatch):
@@ -319,16 +327,20 @@ def test_a_quiet_run_leaves_rich_to_the_end(tmp_path):
 
 
 def test_overlapping_preloads_restore_the_interval_when_the_last_ends(tmp_path):
-    for name, seconds in (("quick_module", 0.05), ("slow_module", 0.4)):
-        (tmp_path / f"{name}.py").write_text(f"import time\ntime.sleep({seconds})\n")
+    # The slow import waits on a gate the test opens only after the quick one has ended and the
+    # interval was read: with a timed sleep, a loaded machine could let it end first.
+    (tmp_path / "quick_module.py").write_text("")
+    (tmp_path / "slow_module.py").write_text("import builtins\nbuiltins.gate.wait(30)\n")
     code = (
-        f"import sys; sys.path.insert(0, {str(tmp_path)!r})\n"
+        f"import builtins, sys, threading; sys.path.insert(0, {str(tmp_path)!r})\n"
         "from ssdlab import _preload\n"
+        "builtins.gate = threading.Event()\n"
         "sys.setswitchinterval(0.004)\n"
         "quick = _preload.start('quick_module')\n"
         "slow = _preload.start('slow_module')\n"
         "quick.join()\n"
         "during = sys.getswitchinterval()\n"
+        "builtins.gate.set()\n"
         "slow.join()\n"
         "print(round(during, 6), round(sys.getswitchinterval(), 6))\n"
     )
