@@ -10,6 +10,7 @@ last write) is a defect.
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import math
 import re
@@ -162,11 +163,24 @@ def refusal_problem(message: str, names: list[str]) -> str | None:
         return "empty error message"
     if any(n and str(n) in message for n in names):
         return None
+    # A section the config left out that it needed ("flows: at least one flow is required"):
+    # named, though no key of the document holds the name.
+    leading = re.match(r"([a-z_]+):", message)
+    if leading and leading.group(1) in config_sections():
+        return None
     if re.search(
         r"[a-z_]+(\[\d+\])?\.[a-z_]+|[\w.-]+:\d+|flows\[\d+\]|\.(toml|xml|csv|trace)", message
     ):
         return None
     return f"error names no field, file or line: {message}"
+
+
+@functools.cache
+def config_sections() -> frozenset[str]:
+    """The top-level keys of a config (`[flows]`, `[ftl]`, `seed`...), from the core's schema."""
+    from ssdlab import _core
+
+    return frozenset(json.loads(_core.config_schema_json())["properties"])
 
 
 def key_names(doc: Any) -> list[str]:

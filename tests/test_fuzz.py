@@ -142,6 +142,16 @@ def cli_verdict(config_path: Path, override: str, out: Path) -> dict[str, Any]:
     return {"verdict": "refused", "message": text}
 
 
+def test_a_refusal_naming_a_missing_section_is_clear():
+    # A config without `[[flows]]` holds no key "flows", yet the refusal names it: clear
+    # (fuzz --seed 20261208 --kind config, input 37, was reported as unclear).
+    missing = "flows: at least one flow is required (add a [[flows]] table)"
+    assert checks.refusal_problem(missing, ["seed", "ftl", "mapping"]) is None
+    # A leading word that is no section of a config is still no name.
+    assert checks.refusal_problem("nothing: went right", ["seed"]) is not None
+    assert checks.refusal_problem("something went wrong", ["seed"]) is not None
+
+
 @examples(40)
 @given(rng=st.randoms(use_true_random=False))
 def test_cli_runs_or_refuses_with_overrides(rng: random.Random, tmp_path: Path):
