@@ -37,3 +37,27 @@ fn filled_maps_agree_for_every_layout_allocation_and_occupancy() {
         }
     }
 }
+
+/// A drive large enough that the fill has a second thread fault the reverse entries in while it
+/// writes the forward table (`ftl::table_memory`; 64 MiB of reverse entries, 16 M physical
+/// pages): the maps still agree, in both layouts and both address forms.
+#[test]
+fn fills_that_fault_the_reverse_table_in_beside_them_keep_the_maps_in_agreement() {
+    for layout in ["packed", "spread"] {
+        for addresses in ["global", "in-plane"] {
+            let text = format!(
+                "seed = 3\n[ftl]\nideal_mapping = true\nmap_addresses = \"{addresses}\"\n\
+                 [flash]\nchannels = 4\nchips_per_channel = 4\ndies_per_chip = 1\nplanes_per_die = 2\nblocks_per_plane = 2048\npages_per_block = 256\npage_size = \"4KiB\"\n\
+                 [precondition]\nmode = \"fill\"\noccupancy = 0.75\nlayout = \"{layout}\"\n\
+                 [[flows]]\nread_fraction = 0.5\nrequest_size = \"4KiB\"\nqueue_depth = 4\nrequests = 2000\n"
+            );
+            let what = format!("{layout} {addresses}");
+            let mut sim =
+                Simulation::from_toml_str(&text, std::path::Path::new(".")).unwrap_or_else(|e| panic!("{what}: {e}"));
+            sim.check_invariants().unwrap_or_else(|e| panic!("{what}: after the fill: {e}"));
+            let r = sim.run().unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert!(r.precondition.mapped_pages > 11_000_000, "{what}: {}", r.precondition.mapped_pages);
+            sim.check_invariants().unwrap_or_else(|e| panic!("{what}: after the run: {e}"));
+        }
+    }
+}

@@ -5,13 +5,21 @@
 //! Both layouts cost in proportion to the pages they place (issue 18: the 512 GiB drive filled
 //! to 75 % in about 0.3 s): under static allocation over the whole device a counter tracks each
 //! page's plane (no division or owner lookup per page), and each table is written in an order
-//! that keeps its writes near each other.
+//! that keeps its writes near each other. Meanwhile a second thread has the kernel fault in the
+//! reverse entries the fill will write ([`super::table_memory`]): the first touch of a table page
+//! is a zeroing in the kernel, about half of the fill's time on one thread (0.20-0.24 s -> 0.14 s
+//! for that drive, docs/limits.md).
 
 use super::blocks::Stream;
 use super::mapping::UNMAPPED;
+use super::table_memory::Populating;
 use super::Ftl;
 use crate::config::geometry::first_of_residue;
 use crate::config::FillLayout;
+
+/// Reverse entries below this many bytes are left to the placement to fault in: a thread is not
+/// worth starting for them.
+const POPULATE_MIN_BYTES: usize = 32 << 20;
 
 impl Ftl {
     /// Maps logical pages `0..occupancy * logical_pages` directly, without simulating the writes.
@@ -52,11 +60,9 @@ impl Ftl {
         let by_residue = self.placement.is_whole_device() && lpas.end <= g.logical_pages;
         let mut left = vec![0u32; planes];
         if by_residue {
-            // Logical pages below `x` of residue `r`.
-            let below = |x: u64, r: u64| x / planes as u64 + u64::from(r < x % planes as u64);
             for r in 0..planes as u32 {
                 let plane = g.plane_of_residue(r);
-                left[plane as usize] += (below(lpas.end, r as u64) - below(lpas.start, r as u64)) as u32;
+                left[plane as usize] += pages_of_residue(&lpas, u64::from(r), planes as u64) as u32;
             }
         } else {
             for lpa in lpas.clone() {
@@ -111,6 +117,14 @@ impl Ftl {
                 left -= pages;
             }
         }
+        // The reverse entries these runs take are faulted in on a second thread while this one
+        // writes the forward table (see `table_memory`).
+        let physical: Vec<(u64, u64)> = runs
+            .iter()
+            .flatten()
+            .map(|&(first, pages)| (u64::from(first), u64::from(first) + u64::from(pages)))
+            .collect();
+        let _populating = self.populate_reverse(&physical);
         // Per plane: the run it is in, the next page of that run and the pages it has left.
         let mut at = vec![0usize; planes];
         let mut next = vec![0u32; planes];
@@ -194,6 +208,23 @@ impl Ftl {
         let planes = g.planes as usize;
         let (ppb, blocks_per_plane) = (g.pages_per_block as u64, g.blocks_per_plane as u64);
         let start = placed.to_vec();
+        // The reverse entries the range takes are faulted in on a second thread while this one
+        // writes the forward table (see `table_memory`), where they are known to cover their
+        // memory: a range from each plane's first page (the data's; the translation pages that
+        // follow are few).
+        let physical: Vec<(u64, u64)> = if start.iter().all(|&k| k == 0) {
+            let entry = u64::from(self.map.bytes_per_entry());
+            (0..planes as u32)
+                .filter_map(|r| {
+                    let plane = u64::from(g.plane_of_residue(r));
+                    let pages = pages_of_residue(&lpas, u64::from(r), planes as u64);
+                    spread_reverse_run(plane * blocks_per_plane * ppb, pages, used_blocks, ppb, entry)
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let _populating = self.populate_reverse(&physical);
         let mut dealers: Vec<Dealer> = placed.iter().map(|&k| Dealer::at(k, used_blocks)).collect();
         for (lpa, plane) in lpas.clone().zip(g.planes_from(lpas.start)) {
             let ppa = dealers[plane as usize].deal(plane as u64 * blocks_per_plane, ppb, used_blocks);
@@ -223,6 +254,16 @@ impl Ftl {
         }
     }
 
+    /// Has a second thread fault in the reverse entries of the physical pages in `runs` while
+    /// this one goes on placing pages, until the returned guard is dropped; nothing where they
+    /// are too few to be worth a thread.
+    fn populate_reverse(&self, runs: &[(u64, u64)]) -> Option<Populating> {
+        let memory = self.map.reverse_memory(runs);
+        // SAFETY: the tables are this map's, never replaced, and outlive the guard, which the
+        // caller holds only while it places pages (borrowing `self` again, not replacing it).
+        (memory.bytes() >= POPULATE_MIN_BYTES).then(|| unsafe { memory.populate_in_background() })
+    }
+
     fn close_spread(&mut self, placed: &[u64]) {
         let g = &self.geometry;
         let used_blocks = (g.blocks_per_plane - self.gc_threshold_blocks) as u64;
@@ -233,6 +274,27 @@ impl Ftl {
             self.blocks.place_full_blocks(plane, &valid);
         }
     }
+}
+
+/// The logical pages of `lpas` whose residue modulo `planes` is `r`.
+fn pages_of_residue(lpas: &std::ops::Range<u64>, r: u64, planes: u64) -> u64 {
+    // Logical pages below `x` of residue `r`.
+    let below = |x: u64| x / planes + u64::from(r < x % planes);
+    below(lpas.end) - below(lpas.start)
+}
+
+/// The physical pages (one run, from the plane's `first_page`) whose reverse entries the aged
+/// layout writes when it deals a plane's first `pages` pages round robin over `used_blocks`
+/// blocks of `ppb` pages, if every memory page (4 KiB) of the run holds one of them; else
+/// `None`. Each block then takes at least `pages / used_blocks` pages from its start, so the
+/// run is the blocks taken, and a memory page lies wholly in a block's unwritten tail only if
+/// that tail is a page or longer.
+fn spread_reverse_run(first_page: u64, pages: u64, used_blocks: u64, ppb: u64, entry_bytes: u64) -> Option<(u64, u64)> {
+    const MEMORY_PAGE_BYTES: u64 = 4096;
+    let blocks = pages.min(used_blocks);
+    let least_per_block = (pages / used_blocks.max(1)).max(1);
+    let tail_bytes = ppb.saturating_sub(least_per_block) * entry_bytes;
+    (blocks > 0 && tail_bytes < MEMORY_PAGE_BYTES).then_some((first_page, first_page + blocks * ppb))
 }
 
 /// Where the aged layout puts a plane's next page: its k-th page goes to page k / used_blocks

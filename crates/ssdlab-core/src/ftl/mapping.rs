@@ -22,6 +22,7 @@
 
 use super::implied::ImpliedPlacement;
 use super::in_plane::{ForwardHalf, InPlane, ReverseHalf};
+pub use super::table_memory::TableMemory;
 
 pub const UNMAPPED: u32 = u32::MAX;
 
@@ -123,84 +124,6 @@ fn advise_huge_pages<T>(table: &[T]) {
     }
 }
 
-/// Where the map's two tables lie in memory, to have their pages faulted in on another thread
-/// ([`TableMemory::populate`]) while this one does other work. The first touch of a table page
-/// costs the kernel a zeroing (and a VM its host's fault): a 32 TiB drive's 11 GiB of tables took
-/// about 13 s of the 35 s its steady state took, all of it on the one thread that placed the
-/// pages, while the second core sat idle through the sample plane's aging.
-#[derive(Clone, Debug)]
-pub struct TableMemory {
-    /// (address, bytes) of the parts of the forward table and then of the reverse table to fault
-    /// in, in the order placement writes them.
-    ranges: Vec<(usize, usize)>,
-}
-
-impl TableMemory {
-    /// Bytes of both tables.
-    pub fn bytes(&self) -> usize {
-        self.ranges.iter().map(|r| r.1).sum()
-    }
-
-    /// Runs `work` on this thread while another one [populates](Self::populate) the tables, and
-    /// stops that one as soon as `work` is done (it may not have finished: the owner's own
-    /// writes fault in whatever is left).
-    ///
-    /// # Safety
-    /// As for [`Self::populate`]: the tables stay allocated and are not replaced until this
-    /// returns (`work` may write to them).
-    pub unsafe fn while_populating<T>(&self, work: impl FnOnce() -> T) -> T {
-        let stop = std::sync::atomic::AtomicBool::new(false);
-        std::thread::scope(|scope| {
-            // SAFETY: the caller keeps the tables; the scope joins the thread before returning.
-            scope.spawn(|| unsafe { self.populate(&stop) });
-            let done = work();
-            stop.store(true, std::sync::atomic::Ordering::Relaxed);
-            done
-        })
-    }
-
-    /// Faults the pages of its ranges in (forward entries first, then the reverse table), a
-    /// piece at a time, until done or until `stop` is set. Only the kernel's page tables change:
-    /// an entry reads the same before and after, whether the thread that places the pages got
-    /// there first or not. Advice only:
-    /// a kernel without `MADV_POPULATE_WRITE` (before Linux 5.14) refuses it and nothing happens.
-    ///
-    /// # Safety
-    /// The tables must stay allocated (the [`PageMap`] alive, its tables not replaced) until this
-    /// returns: it holds their addresses, not a borrow, so that the owner may write to them
-    /// meanwhile.
-    pub unsafe fn populate(&self, stop: &std::sync::atomic::AtomicBool) {
-        #[cfg(target_os = "linux")]
-        {
-            const PIECE: usize = 64 << 20;
-            const PAGE: usize = 4096;
-            for &(start, len) in &self.ranges {
-                // Whole pages: the last one may hold bytes past the table, which populating leaves
-                // as they are too.
-                let end = (start + len).next_multiple_of(PAGE);
-                let mut at = start.next_multiple_of(PAGE);
-                while at < end {
-                    if stop.load(std::sync::atomic::Ordering::Relaxed) {
-                        return;
-                    }
-                    let piece = PIECE.min(end - at);
-                    // SAFETY: [at, at + piece) lies within pages of the table's own allocation
-                    // (rounded to whole pages, which the allocation's pages hold), which the caller
-                    // keeps alive; populating changes no byte of it.
-                    let refused =
-                        unsafe { libc::madvise(at as *mut libc::c_void, piece, libc::MADV_POPULATE_WRITE) != 0 };
-                    if refused {
-                        return;
-                    }
-                    at += piece;
-                }
-            }
-        }
-        #[cfg(not(target_os = "linux"))]
-        let _ = (self, stop);
-    }
-}
-
 /// A `u32` table's bytes, for their addresses and length only.
 fn as_bytes(table: &[u32]) -> &[u8] {
     // SAFETY: u8 has no alignment or validity requirement and the length covers the same bytes.
@@ -290,28 +213,50 @@ impl PageMap {
     /// pages in `forward_runs` (`[first, end)` pairs; `None`: all of them), then, if `with_reverse`,
     /// the whole reverse table.
     pub fn table_memory(&self, forward_runs: Option<&[(u64, u64)]>, with_reverse: bool) -> TableMemory {
-        fn range(table: &[u8]) -> (usize, usize) {
-            (table.as_ptr() as usize, table.len())
-        }
-        let (forward, reverse) = match &self.tables {
-            Tables::Global { l2p, p2l } => (as_bytes(l2p), as_bytes(p2l)),
-            Tables::InPlane(t) => (t.forward_bytes(), t.reverse_bytes()),
-        };
-        let entry = self.bytes_per_entry() as u64;
-        let mut ranges: Vec<(usize, usize)> = match forward_runs {
-            Some(runs) => runs
-                .iter()
-                .filter_map(|&(first, end)| {
-                    let (from, to) = ((first * entry) as usize, (end * entry).min(forward.len() as u64) as usize);
-                    (from < to).then(|| range(&forward[from..to]))
-                })
-                .collect(),
-            None => vec![range(forward)],
+        let (forward, reverse) = self.table_bytes();
+        let mut ranges = match forward_runs {
+            Some(runs) => self.ranges_of(forward, runs),
+            None => vec![(forward.as_ptr() as usize, forward.len())],
         };
         if with_reverse {
-            ranges.push(range(reverse));
+            ranges.push((reverse.as_ptr() as usize, reverse.len()));
         }
         TableMemory { ranges }
+    }
+
+    /// Where the reverse entries of the physical pages in `runs` (`[first, end)` pairs, in any
+    /// order) lie, for [`TableMemory::populate`]: adjacent and overlapping runs merged, so that a
+    /// fill's block-sized runs make one range per stretch of blocks, not a system call each.
+    pub fn reverse_memory(&self, runs: &[(u64, u64)]) -> TableMemory {
+        let mut sorted: Vec<(u64, u64)> = runs.iter().copied().filter(|(first, end)| first < end).collect();
+        sorted.sort_unstable();
+        let mut merged: Vec<(u64, u64)> = Vec::with_capacity(sorted.len());
+        for (first, end) in sorted {
+            match merged.last_mut() {
+                Some(last) if first <= last.1 => last.1 = last.1.max(end),
+                _ => merged.push((first, end)),
+            }
+        }
+        TableMemory { ranges: self.ranges_of(self.table_bytes().1, &merged) }
+    }
+
+    /// The forward and the reverse table's bytes.
+    fn table_bytes(&self) -> (&[u8], &[u8]) {
+        match &self.tables {
+            Tables::Global { l2p, p2l } => (as_bytes(l2p), as_bytes(p2l)),
+            Tables::InPlane(t) => (t.forward_bytes(), t.reverse_bytes()),
+        }
+    }
+
+    /// (address, bytes) of the entries of `runs` in `table` (runs past its end are cut).
+    fn ranges_of(&self, table: &[u8], runs: &[(u64, u64)]) -> Vec<(usize, usize)> {
+        let entry = self.bytes_per_entry() as u64;
+        runs.iter()
+            .filter_map(|&(first, end)| {
+                let (from, to) = ((first * entry) as usize, (end * entry).min(table.len() as u64) as usize);
+                (from < to).then(|| (table[from..].as_ptr() as usize, to - from))
+            })
+            .collect()
     }
 
     /// Bytes each logical and each physical page costs in the tables (4, or 3 in-plane).
@@ -703,48 +648,14 @@ mod tests {
         let runs = [(0, 10), (1_000, 3_000), (9_990, 20_000), (30_000, 40_000)];
         assert_eq!(map.table_memory(Some(&runs), true).bytes(), (10 + 2_000 + 10 + 12_000) * 4);
         assert_eq!(map.table_memory(Some(&[]), true).bytes(), 12_000 * 4);
-    }
-
-    /// Pages of `[start, start + len)` (whole pages inside it) resident in memory, from `mincore`.
-    #[cfg(target_os = "linux")]
-    fn resident_pages(start: usize, len: usize) -> usize {
-        const PAGE: usize = 4096;
-        let (first, end) = (start.next_multiple_of(PAGE), (start + len) / PAGE * PAGE);
-        let mut resident = vec![0u8; (end - first) / PAGE];
-        // SAFETY: the range is mapped (inside a live allocation) and the vector has a byte per page.
-        let status = unsafe { libc::mincore(first as *mut libc::c_void, end - first, resident.as_mut_ptr()) };
-        assert_eq!(status, 0, "mincore");
-        resident.iter().filter(|&&r| r & 1 == 1).count()
-    }
-
-    /// Populating makes every page of its ranges resident; a stop asked for before it starts
-    /// leaves them untouched. On a fresh anonymous mapping of its own (a heap allocation may
-    /// reuse pages another test already touched).
-    #[cfg(target_os = "linux")]
-    #[test]
-    fn populating_faults_pages_in_and_stops_when_asked() {
-        let len = 16usize << 20;
-        // SAFETY: a new private anonymous mapping, unmapped at the end of the test.
-        let start = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        assert_ne!(start, libc::MAP_FAILED);
-        let memory = TableMemory { ranges: vec![(start as usize, len)] };
-        let pages = len / 4096;
-        // SAFETY: the mapping outlives both calls.
-        unsafe { memory.populate(&AtomicBool::new(true)) };
-        assert_eq!(resident_pages(start as usize, len), 0, "a stopped populate faulted pages in");
-        // SAFETY: as above.
-        unsafe { memory.populate(&AtomicBool::new(false)) };
-        assert_eq!(resident_pages(start as usize, len), pages, "populate left pages out");
-        // SAFETY: the mapping made above, no longer used.
-        assert_eq!(unsafe { libc::munmap(start, len) }, 0);
+        // The reverse entries of physical runs alone, cut at the table's end.
+        let physical = [(11_990, 13_000), (0, 100), (5_000, 5_000)];
+        assert_eq!(map.reverse_memory(&physical).bytes(), (100 + 10) * 4);
+        let (_, reverse) = map.table_bytes();
+        assert_eq!(map.reverse_memory(&physical).ranges[0], (reverse.as_ptr() as usize, 400));
+        // Adjacent and overlapping runs make one range.
+        let blocks = [(256, 512), (0, 256), (400, 600), (1_000, 1_100)];
+        let ranges = map.reverse_memory(&blocks).ranges;
+        assert_eq!(ranges.iter().map(|r| r.1).collect::<Vec<_>>(), [600 * 4, 100 * 4]);
     }
 }

@@ -15,6 +15,7 @@ mod in_plane;
 pub mod mapping;
 pub mod placement;
 pub mod super_page;
+pub mod table_memory;
 pub mod transaction;
 pub mod tsu;
 pub mod zones;
