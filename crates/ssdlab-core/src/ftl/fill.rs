@@ -424,4 +424,20 @@ mod tests {
             }
         }
     }
+
+    /// The aged layout's reverse entries are faulted in as one run per plane only where every
+    /// 4 KiB page of the run takes one of them.
+    #[test]
+    fn spread_reverse_run_covers_only_memory_the_fill_writes() {
+        // MQSim's plane 75 % full (256 pages a block, 1,946 used blocks, 4-byte entries): every
+        // used block takes about 190 pages, its unwritten tail is well under a page.
+        assert_eq!(spread_reverse_run(1_000, 370_000, 1_946, 256, 4), Some((1_000, 1_000 + 1_946 * 256)));
+        // Fewer pages than blocks: the first `pages` blocks take one page each.
+        assert_eq!(spread_reverse_run(0, 100, 1_946, 256, 4), Some((0, 100 * 256)));
+        // 2,048 pages a block of 4-byte entries with one page each: most of each block's 8 KiB of
+        // entries stays unwritten, so nothing is faulted in ahead.
+        assert_eq!(spread_reverse_run(0, 500, 1_000, 2_048, 4), None);
+        // Nothing to place.
+        assert_eq!(spread_reverse_run(0, 0, 1_000, 256, 4), None);
+    }
 }
