@@ -247,6 +247,56 @@ def test_a_lazy_console_prints_the_label_as_markup_and_the_text_as_written():
     ]
 
 
+def test_a_plain_line_into_a_pipe_is_written_as_it_is_without_rich(tmp_path):
+    # The lines an MQSim comparison prints before its run: straight to a stream rich would not
+    # style, so that rich's import stays on the preload thread.
+    target = tmp_path / "out.txt"
+    code = (
+        "import sys\n"
+        "from ssdlab._console import LazyConsole\n"
+        f"out = open({str(target)!r}, 'w')\n"
+        "console = LazyConsole(file=out, highlight=False, width=40)\n"
+        "console.print_line('scenario 1 of 2', bold=True)\n"
+        "console.print_line('[bold] stays as written')\n"
+        "LazyConsole(discard=True, width=40).print_line('never shown')\n"
+        "print(any(m.split('.')[0] == 'rich' for m in sys.modules))\n"
+        "console.print_line('a line longer than the forty columns set for it')\n"
+        "console.print_line('after rich: still plain')\n"
+        "out.close()\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TTY_COMPATIBLE")}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    )
+    assert done.stdout.strip() == "False"
+    # The long line went through rich, which wraps it at the set width.
+    assert target.read_text().splitlines() == [
+        "scenario 1 of 2",
+        "[bold] stays as written",
+        "a line longer than the forty columns set",
+        "for it",
+        "after rich: still plain",
+    ]
+
+
+def test_a_plain_line_is_left_to_rich_where_styles_are_asked_for(tmp_path):
+    # FORCE_COLOR makes rich style a pipe too: the bold line must then come out bold.
+    code = (
+        "import io, sys\n"
+        "from ssdlab._console import LazyConsole\n"
+        "out = io.StringIO()\n"
+        "LazyConsole(file=out, highlight=False, width=200).print_line('scenario 1', bold=True)\n"
+        "print(repr(out.getvalue()), any(m.split('.')[0] == 'rich' for m in sys.modules))\n"
+    )
+    env = {**os.environ, "FORCE_COLOR": "1"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    )
+    shown, rich_loaded = done.stdout.rsplit(" ", 1)
+    assert "\\x1b[1m" in shown and "scenario 1" in shown
+    assert rich_loaded.strip() == "True"
+
+
 def test_a_discarding_console_still_gives_a_console_to_rich():
     # rich's own objects (a table's measurement, a progress bar) need a real Console: a
     # discarding one gives one that writes to the null device.

@@ -12,6 +12,7 @@ null device).
 from __future__ import annotations
 
 import os
+import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -53,6 +54,43 @@ class LazyConsole:
         """rich's ``Console.print``; nothing at all when this console discards its output."""
         if not self.discards:
             self.console.print(*objects, **options)
+
+    def print_line(self, text: str, *, bold: bool = False) -> None:
+        """One line of `text` as written (no markup), in bold where the stream shows styles.
+
+        Before a run, an MQSim comparison prints two such lines. Into a pipe or a file, which
+        rich would fill with the same bytes and no styling, they are written straight to the
+        stream while the Console does not exist yet, so that rich's import (about 17 ms) stays
+        on the preload thread; `vs_mqsim.py`'s whole-process timings read stdout through a
+        pipe (issue 18, target 1).
+        """
+        if self.discards:
+            return
+        stream = self._plain_stream(text)
+        if stream is None:
+            self.console.print(text, style="bold" if bold else None, markup=False, emoji=False)
+        else:
+            stream.write(text + "\n")
+
+    def _plain_stream(self, text: str) -> Any:
+        """The stream `text` may be written to as it is, with rich not yet imported: one that
+        rich would not style (not a terminal, no FORCE_COLOR or TTY_COMPATIBLE=1 asking it to)
+        and a line short enough that rich would not wrap it (printable ASCII, at most the set
+        width); None when rich must render it."""
+        width = self._options.get("width")
+        if self._console is not None or not isinstance(width, int):
+            return None
+        if len(text) > width or not (text.isascii() and text.isprintable()):
+            return None
+        if os.environ.get("FORCE_COLOR") is not None or os.environ.get("TTY_COMPATIBLE") == "1":
+            return None
+        stream = self._options.get("file") or (
+            sys.stderr if self._options.get("stderr") else sys.stdout
+        )
+        try:
+            return None if stream.isatty() else stream
+        except (AttributeError, ValueError):  # no isatty, or a closed stream: rich decides
+            return None
 
     def print_labelled(self, label: str, text: str) -> None:
         """`label` (rich markup, such as ``[yellow]warning:[/]``) then `text` as written: the

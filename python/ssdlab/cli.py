@@ -187,7 +187,7 @@ def _prepare_out_dir(folder: Path) -> None:
     except OSError as e:
         _fail(str(e))
     if previous is not None:
-        stdout.print(f"moved the previous results to {previous}", markup=False, emoji=False)
+        stdout.print_line(f"moved the previous results to {previous}")
 
 
 def _model_line(overrides: list[str]) -> str:
@@ -227,14 +227,14 @@ def _run_mqsim(
         if not 1 <= n <= len(scenarios):
             _fail(f"--scenario {n}: {workload} has scenarios 1 to {len(scenarios)}")
     out_dir = out if out is not None else Path("results") / workload.stem
-    stdout.print(_model_line(overrides))
+    stdout.print_line(_model_line(overrides))
     chosen = [s for s in scenarios if not only or s.index in only]
     for s in chosen:  # every folder checked before the first scenario runs
         _prepare_out_dir(out_dir / f"scenario-{s.index}")
     mismatches = []
     documents = []
     for s in chosen:
-        stdout.print(f"[bold]scenario {s.index} of {len(scenarios)}[/]")
+        stdout.print_line(f"scenario {s.index} of {len(scenarios)}", bold=True)
         folder = out_dir / f"scenario-{s.index}"
         label = f"scenario {s.index}: "
         results, mismatch = _simulate(s, overrides, alone, label=label, records_dir=folder)
