@@ -1,4 +1,4 @@
-"""Command start-up benchmark (issue 18, target 1; `make bench` runs it, README's Speed quotes it).
+"""Command start-up benchmark (issue 18, target 1; `make bench` runs it; docs/performance.md).
 
 What a short `ssdlab run` costs beyond its simulation: the interpreter, importing the command,
 reading the arguments and the config, writing results.json and exiting. Each row is a fresh

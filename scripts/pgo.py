@@ -3,8 +3,8 @@
 LLVM lays out and inlines code better when it knows which branches a program takes and which
 calls are hot. The simulator's profile is flat (no function passes 10 % of a run), which is where
 that helps most: on 2026-12-06 callgrind counted 16.4 % fewer instructions for 200,000 random
-reads and 18.7 % fewer for 200,000 random writes with GC, with identical results (README's
-Speed).
+reads and 18.7 % fewer for 200,000 random writes with GC, with identical results
+(docs/performance.md).
 
     python scripts/pgo.py develop   # `make develop`: the Python extension (CLI, Python API, serve)
     python scripts/pgo.py bench     # `make bench`: the Rust throughput benchmark

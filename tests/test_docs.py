@@ -24,6 +24,7 @@ PAGES = [
     DOCS / "traces.md",
     DOCS / "steady-state.md",
     DOCS / "validation.md",
+    DOCS / "performance.md",
 ]
 LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
 
