@@ -33,32 +33,30 @@ impl Simulation {
     /// The flow's next request from its generator or trace, `None` at the end of a trace.
     fn generate(&mut self, f: usize) -> Result<Option<RequestSpec>, SimError> {
         let now = self.now();
-        let flow = &mut self.flows[f];
-        let base = flow.domain_base_sector;
-        // A request's first page is looked up in the forward map once its command is fetched, a
-        // few events from now: that random read of the map is asked for ahead. A closed-loop
-        // flow's requests are drawn ahead, several at a time (`Synthetic::next`), and each one's
-        // entry is asked for when it is drawn; otherwise this request's. At the sector `submit`
-        // gives it: in the flow's domain.
-        let (spec, own) = match &mut flow.source {
+        let mut ahead = None;
+        let spec = match &mut self.flows[f].source {
             Source::Synthetic(s) => {
                 let spec = s.next(now);
-                for drawn in s.drawn_ahead() {
-                    self.ftl.map.prefetch_lookup(self.ftl.geometry.page_of_sector(base + drawn.start_sector));
-                }
-                (Some(spec), !s.draws_ahead())
+                ahead = s.upcoming().map(|u| u.start_sector);
+                Some(spec)
             }
             Source::Trace(r) => {
                 let spec = r.next_request()?;
                 if let Some(spec) = &spec {
                     self.check_trace_placement(f, spec)?;
                 }
-                (spec, true)
+                spec
             }
-            Source::Host => (None, false),
+            Source::Host => None,
         };
-        if let Some(spec) = spec.as_ref().filter(|_| own) {
-            self.ftl.map.prefetch_lookup(self.ftl.geometry.page_of_sector(base + spec.start_sector));
+        // A request's first page is looked up in the forward map once its command is fetched,
+        // a few events from now: that random read of the map is asked for ahead. A closed-loop
+        // flow's next request is already drawn (`Synthetic::upcoming`), so its entry is asked
+        // for a whole request ahead (this request's was asked for when it was the upcoming one);
+        // otherwise this request's. At the sector `submit` gives it: in the flow's domain.
+        if let Some(start_sector) = ahead.or(spec.as_ref().map(|s| s.start_sector)) {
+            let sector = self.flows[f].domain_base_sector + start_sector;
+            self.ftl.map.prefetch_lookup(self.ftl.geometry.page_of_sector(sector));
         }
         Ok(spec)
     }

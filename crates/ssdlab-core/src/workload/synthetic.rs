@@ -1,21 +1,10 @@
 //! Synthetic request generator: read/write mix, request size, address pattern and arrival process.
 
-use std::collections::VecDeque;
-
 use super::{Op, RequestSpec};
 use crate::config::{AddressPattern, FlowConfig, RequestSize};
 use crate::engine::RandomStream;
 use crate::flash::SECTOR_BYTES;
 use crate::time::{SimTime, PS_PER_S};
-
-/// Requests a closed-loop flow draws at a time. The first page's map entry of each is asked for
-/// (a software prefetch) as soon as it is drawn, a random access to a table of hundreds of MB:
-/// on this project's virtual machine each such access walks the page tables (nested paging
-/// keeps the guest's 2 MiB pages from the TLB), and a prefetch waits at retirement for its
-/// walk. Asked for one at a time, a request apart, each walk stalled alone (perf: a tenth of a
-/// random-read run's event-loop samples on the instruction after the prefetch); asked for eight
-/// together, their walks overlap.
-pub const AHEAD: usize = 8;
 
 enum SizeDist {
     Fixed(u64),
@@ -63,17 +52,13 @@ pub struct Synthetic {
     ws_sectors: u64,
     pub arrival: Arrival,
     next_open_arrival: SimTime,
-    /// The requests after the one [`Self::next`] returned last, drawn early (closed-loop flows
-    /// with a plain address pattern), in order: the simulator asks for each one's first page's
-    /// map entry when it is drawn, so that the random read of the map has arrived when the
-    /// command does (perf put a third of a random-read run's time on that miss when it was asked
-    /// for only a few events ahead). They are drawn [`AHEAD`] at a time, when the last one drawn
-    /// is taken, so that those lookups go out together (see [`AHEAD`]). Drawn from the same
-    /// stream in the same order, so the requests are the same; zoned and LSM patterns, whose
-    /// state the results report, never draw ahead.
-    ahead: VecDeque<RequestSpec>,
-    /// How many of `ahead` the last call of [`Self::next`] drew (`AHEAD` or none).
-    fresh: usize,
+    /// The request after the one [`Self::next`] returned last, drawn one call early (closed-loop
+    /// flows with a plain address pattern): the simulator asks for its first page's map entry a
+    /// request ahead, so that the random read of the map has arrived when the command does
+    /// (perf put a third of a random-read run's time on that miss when it was asked for only a
+    /// few events ahead). Drawn from the same stream in the same order, so the requests are the
+    /// same; zoned and LSM patterns, whose state the results report, never draw ahead.
+    ahead: Option<RequestSpec>,
     /// Whether this flow draws ahead (fixed at construction: closed loop, plain pattern).
     draws_ahead: bool,
 }
@@ -221,46 +206,26 @@ impl Synthetic {
             ws_sectors,
             arrival,
             next_open_arrival: 0,
-            ahead: VecDeque::with_capacity(if draws_ahead { AHEAD } else { 0 }),
-            fresh: 0,
+            ahead: None,
         })
     }
 
     /// The next request. Closed-loop requests arrive at `now`; open-loop ones at the next arrival
     /// time of the flow's Poisson process.
     pub fn next(&mut self, now: SimTime) -> RequestSpec {
-        if !self.draws_ahead {
-            return self.draw(now);
-        }
-        self.fresh = 0;
-        let spec = match self.ahead.pop_front() {
+        let spec = match self.ahead.take() {
             Some(spec) => RequestSpec { arrival: now, ..spec },
-            None => self.draw(now), // the first call
+            None => self.draw(now),
         };
-        if self.ahead.is_empty() {
-            for _ in 0..AHEAD {
-                let drawn = self.draw(now);
-                self.ahead.push_back(drawn);
-            }
-            self.fresh = AHEAD;
+        if self.draws_ahead {
+            self.ahead = Some(self.draw(now));
         }
         spec
     }
 
     /// The request the next call of [`Self::next`] returns, when it is already drawn.
     pub fn upcoming(&self) -> Option<&RequestSpec> {
-        self.ahead.front()
-    }
-
-    /// The requests the last call of [`Self::next`] drew ahead (none, or [`AHEAD`] of them), in
-    /// the order later calls return them: the ones whose map entries to ask for now.
-    pub fn drawn_ahead(&self) -> impl Iterator<Item = &RequestSpec> {
-        self.ahead.range(self.ahead.len() - self.fresh..)
-    }
-
-    /// Whether this flow's requests are drawn before they are asked for ([`Self::drawn_ahead`]).
-    pub fn draws_ahead(&self) -> bool {
-        self.draws_ahead
+        self.ahead.as_ref()
     }
 
     fn draw(&mut self, now: SimTime) -> RequestSpec {
@@ -386,19 +351,16 @@ mod tests {
         }
     }
 
-    /// Drawing a closed-loop flow's requests early changes nothing the flow issues: the same
-    /// requests, in the same order, each arriving when it is asked for; `upcoming` is the one the
-    /// next call returns, and `drawn_ahead` gives each request once, `AHEAD` at a time, before
-    /// the call that returns it.
+    /// Drawing a closed-loop flow's next request a call early changes nothing the flow issues:
+    /// the same requests, in the same order, each arriving when it is asked for; `upcoming` is
+    /// the one the next call returns.
     #[test]
     fn drawing_ahead_gives_the_requests_drawing_in_turn_gives() {
         let mut config = flow(Some(0.5));
         config.read_fraction = Some(0.7);
         let mut ahead = Synthetic::new(&config, 8_000, None, RandomStream::new(7, 0)).unwrap();
         let mut in_turn = Synthetic::new(&config, 8_000, None, RandomStream::new(7, 0)).unwrap();
-        assert!(ahead.draws_ahead());
         let mut promised: Option<RequestSpec> = None;
-        let mut announced = std::collections::VecDeque::new();
         for i in 0..2_000u64 {
             let now = i * 1_000 + i % 7;
             let spec = ahead.next(now);
@@ -408,15 +370,6 @@ mod tests {
                 assert_eq!((p.op, p.start_sector, p.sectors), (spec.op, spec.start_sector, spec.sectors));
             }
             promised = Some(*ahead.upcoming().expect("a closed-loop uniform flow draws ahead"));
-            // Every request but the first was announced by an earlier call, in order.
-            if i > 0 {
-                let first: RequestSpec = announced.pop_front().expect("announced before it is returned");
-                assert_eq!((first.op, first.start_sector, first.sectors), (spec.op, spec.start_sector, spec.sectors));
-            }
-            let drawn: Vec<RequestSpec> = ahead.drawn_ahead().copied().collect();
-            assert!(drawn.is_empty() || drawn.len() == AHEAD, "request {i}: {} drawn", drawn.len());
-            assert_eq!(drawn.is_empty(), !announced.is_empty(), "drawn only when the last one is taken");
-            announced.extend(drawn);
         }
     }
 
@@ -428,6 +381,5 @@ mod tests {
         let mut g = Synthetic::new(&config, 8_000, None, RandomStream::new(7, 0)).unwrap();
         g.next(0);
         assert!(g.upcoming().is_none());
-        assert!(!g.draws_ahead() && g.drawn_ahead().next().is_none());
     }
 }
