@@ -58,11 +58,11 @@ class LazyConsole:
     def print_line(self, text: str, *, bold: bool = False) -> None:
         """One line of `text` as written (no markup), in bold where the stream shows styles.
 
-        Before a run, an MQSim comparison prints two such lines. Into a pipe or a file, which
-        rich would fill with the same bytes and no styling, they are written straight to the
-        stream while the Console does not exist yet, so that rich's import (about 17 ms) stays
-        on the preload thread; `vs_mqsim.py`'s whole-process timings read stdout through a
-        pipe (issue 18, target 1).
+        Before its run, an MQSim comparison prints such lines (the model, the scenario, a moved
+        results folder). Into a pipe or a file, which rich would fill with the same bytes and
+        no styling, they are written straight to the stream while the Console does not exist
+        yet, so that rich's import (about 17 ms) stays on the preload thread; `vs_mqsim.py`'s
+        whole-process timings read stdout through a pipe (issue 18, target 1).
         """
         if self.discards:
             return
