@@ -116,6 +116,17 @@ def judge(
         results = json.loads(ssdlab.simulate(config, base_dir=folder, progress=progress).to_json())
     except BudgetSpentError as e:
         return {"verdict": "long", "message": str(e)}
+    except ssdlab.EndOfLifeError as e:
+        # A drive asked for more writes than its blocks' P/E cycles allow wears out: blocks are
+        # retired at ftl.pe_cycle_limit until a plane has none to write to, and the run ends
+        # with that error, as it should. Any other stall (no block retired) is a defect.
+        if str(e).startswith("end of life: ") and " blocks were retired after " in str(e):
+            return {"verdict": "worn-out", "message": str(e)}
+        return {
+            "verdict": "crash",
+            "message": f"{type(e).__name__}: {e}",
+            "traceback": traceback.format_exc()[-4000:],
+        }
     except (ssdlab.ConfigError, ssdlab.TraceError) as e:
         names = checks.key_names(config) + ([item["trace"][0]] if "trace" in item else [])
         problem = checks.refusal_problem(str(e), names)
@@ -253,7 +264,7 @@ def campaign(args: argparse.Namespace) -> dict[str, Any]:
         by_kind[kind][verdict] = by_kind[kind].get(verdict, 0) + 1
         verified += outcome.get("verified_sectors", 0)
         requests += outcome.get("requests", 0)
-        if verdict not in ("ok", "refused", "long"):
+        if verdict not in ("ok", "refused", "long", "worn-out"):
             defects.append({"kind": kind, "index": index, **outcome})
             write_reproducer(out, kind, args.seed, index, outcome)
             print(

@@ -91,8 +91,8 @@ def results_problems(config: dict[str, Any], results: dict[str, Any]) -> list[st
     flows = results.get("flows") or []
     stopped_early = any("stall" in w or "stopped" in w for w in results.get("warnings", []))
     bounded_by_time = bool((config.get("run") or {}).get("max_simulated_time"))
-    # Zone writers also send resets, and the zones may refuse commands: neither is a read or a
-    # write, so their flows are checked together against the zones' counts.
+    # Zone writers also send resets, which are neither reads, writes nor refusals and are counted
+    # for the zones as a whole (zns.resets): their flows are checked together against it.
     zoned_done = zoned_wanted = 0
     for cfg, flow in zip(flows_cfg, flows, strict=False):
         if not isinstance(cfg, dict) or cfg.get("kind", "synthetic") != "synthetic":
@@ -100,7 +100,9 @@ def results_problems(config: dict[str, Any], results: dict[str, Any]) -> list[st
         wanted = cfg.get("requests")
         if wanted is None or "duration" in cfg or bounded_by_time or stopped_early:
             continue
-        done = flow["reads"]["count"] + flow["writes"]["count"]
+        # A refused command completes without being a read or a write (flows[].refused).
+        refused = sum(flow.get("refused", {}).values())
+        done = flow["reads"]["count"] + flow["writes"]["count"] + refused
         if cfg.get("address") == "zoned":
             zoned_done += done
             zoned_wanted += wanted
@@ -108,11 +110,18 @@ def results_problems(config: dict[str, Any], results: dict[str, Any]) -> list[st
             problems.append(f"flow {flow['name']}: {done} requests completed, {wanted} issued")
     zns = results.get("zns") or {}
     if zoned_wanted:
-        others = zns.get("resets", 0) + sum((zns.get("failed") or {}).values())
+        others = zns.get("resets", 0)
         if zoned_done + others != zoned_wanted:
             problems.append(
-                f"zone writers: {zoned_done} reads and writes + {others} resets and refusals "
+                f"zone writers: {zoned_done} reads, writes and refusals + {others} resets "
                 f"completed, {zoned_wanted} issued"
+            )
+    if zns:
+        refused_total = sum(sum(f.get("refused", {}).values()) for f in flows)
+        failed = sum((zns.get("failed") or {}).values())
+        if refused_total != failed:
+            problems.append(
+                f"flows were refused {refused_total} commands, zns.failed counts {failed}"
             )
 
     device = results.get("device") or {}

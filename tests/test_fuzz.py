@@ -243,6 +243,30 @@ def test_undamaged_trace_samples_replay(fmt: str, tmp_path: Path):
     assert sum(f["reads"]["count"] + f["writes"]["count"] for f in results["flows"]) >= 3
 
 
+def test_a_drive_worn_out_by_its_writes_is_not_a_defect(tmp_path: Path):
+    """A drive asked for more writes than its P/E cycles allow ends with the end-of-life error
+    (blocks retired): the campaign calls that `worn-out`, not a crash (it had called one so:
+    a mutation to 2^32 requests wore a small hybrid-mapped drive out)."""
+    config = {
+        "seed": 5,
+        "flash": {
+            "channels": 1,
+            "chips_per_channel": 1,
+            "dies_per_chip": 1,
+            "planes_per_die": 1,
+            "blocks_per_plane": 64,
+            "pages_per_block": 32,
+            "page_size": "4KiB",
+        },
+        "ftl": {"over_provisioning": 0.25, "pe_cycle_limit": 3, "mapping": "hybrid"},
+        "precondition": {"mode": "fill", "occupancy": 0.5},
+        "flows": [{"address": "uniform", "requests": 200_000, "queue_depth": 8}],
+    }
+    outcome = campaign.judge("config", {"config": config, "base": config}, tmp_path, False)
+    assert outcome["verdict"] == "worn-out", outcome
+    assert "plane(s) (first: 0) had no erased block left" in outcome["message"]
+
+
 def test_a_run_asking_for_2_to_the_40_requests_is_long_not_a_hang(tmp_path: Path):
     """The campaign stops a run that asks for more requests than it could finish in its time
     limit once a budget is spent and calls it `long` (not a defect); an input that asks for

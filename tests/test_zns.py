@@ -4,6 +4,8 @@ its results and report carry the zones, and bad zone settings name their field."
 
 from __future__ import annotations
 
+import json
+
 import pytest
 import ssdlab
 from conftest import REPO_ROOT
@@ -116,3 +118,33 @@ def test_an_lsm_store_places_files_by_level():
     assert results.zns.write_amplification == 1.0 and not results.zns.failed
     with pytest.raises(ssdlab.ConfigError, match=r"flows\[0\]\.lsm\.fanout"):
         ssdlab.simulate(lsm_example, overrides=["flows.0.lsm.fanout=1"])
+
+
+def test_a_flow_unaware_of_zones_has_its_refused_writes_counted(tmp_path):
+    # Random 4 KiB writes on the zoned drive: most are off a write pointer. They are neither
+    # reads nor writes; the flow counts them by status and the run says so.
+    config = {
+        **ZONED,
+        "data": {"emulate": False},
+        "flows": [{"name": "rand", "address": "uniform", "requests": 500, "queue_depth": 4}],
+    }
+    results = ssdlab.simulate(config)
+    flow = results.flows[0]
+    refused = sum(flow.refused.values())
+    assert refused > 250 and "zone_invalid_write" in flow.refused
+    assert flow.reads.count + flow.writes.count + refused == 500
+    assert flow.refused == results.zns.failed
+    assert any(
+        w.startswith(f"flow rand: the device refused {refused} of its 500 requests")
+        and 'address = "zoned"' in w
+        for w in results.warnings
+    )
+    saved = results.save(tmp_path / "rand")
+    assert ssdlab.Results.load(saved).flows[0].refused == flow.refused
+    # The document is the core's, key for key and in its order.
+    sim = ssdlab._core.Simulation(json.dumps(config), ".")
+    while not sim.step(100_000):
+        pass
+    core = json.loads(sim.results_json())
+    assert list(core["flows"][0]) == list(results.to_dict()["flows"][0])
+    assert list(core["flows"][0])[-1] == "refused"

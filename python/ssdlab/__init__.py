@@ -16,7 +16,7 @@ import sys
 import types
 from typing import TYPE_CHECKING, Any
 
-from ssdlab._core import ConfigError, TraceError
+from ssdlab._core import ConfigError, EndOfLifeError, TraceError
 from ssdlab._core import version as _core_version
 
 if TYPE_CHECKING:
@@ -89,6 +89,7 @@ __all__ = [
     "ConfigError",
     "DataIntegrityError",
     "Device",
+    "EndOfLifeError",
     "Fairness",
     "Results",
     "ResultsFileError",

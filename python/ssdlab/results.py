@@ -257,6 +257,10 @@ class FlowResults(_Document):
     cache: FlowCacheStats
     requests: int
     interval_seconds: float
+    refused: dict[str, int] = Field(default_factory=dict)
+    """Requests the device refused, by status name (``zone_invalid_write``, ``zone_is_full``,
+    ``invalid_field``, ``unsupported``, ...): completed at once without moving data, so in
+    neither ``reads`` nor ``writes``; empty when it refused none (docs/results.md)."""
     lsm: LsmStore | None = None
     """Only for a zoned writer with ``[flows.lsm]``: the LSM store's flushes, compactions and
     zone use."""
@@ -545,6 +549,8 @@ with warnings.catch_warnings():
             for flow in document["flows"]:
                 if flow.get("lsm", 0) is None:
                     del flow["lsm"]
+                if flow.get("refused", 0) == {}:
+                    del flow["refused"]
             for group in [document["device"], *document["flows"]]:
                 for op in ("reads", "writes"):
                     if group[op].get("latency_cdf", 0) is None:

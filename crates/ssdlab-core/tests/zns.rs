@@ -270,6 +270,32 @@ fn a_drive_written_by_the_rules_never_collects_garbage() {
 }
 
 #[test]
+fn a_flow_unaware_of_zones_has_its_refused_writes_counted_and_warned_about() {
+    // A uniform random writer on the zoned drive: most writes land off a write pointer. They
+    // complete at once with a status and are neither reads nor writes; the flow counts them
+    // (fuzzing found such a run reporting 87 of 300 requests without a word).
+    let toml = zoned_log(2_000, "").replace("address = \"zoned\"\nopen_zones = 3\n", "address = \"uniform\"\n");
+    let r = common::run(&toml);
+    let flow = &r.flows[0];
+    let refused: u64 = flow.refused.values().sum();
+    assert!(refused > 1_000, "{:?}", flow.refused);
+    assert!(flow.refused.contains_key("zone_invalid_write"), "{:?}", flow.refused);
+    assert_eq!(flow.reads.count + flow.writes.count + refused, 2_000);
+    let failed = &r.zns.as_ref().unwrap().failed;
+    assert_eq!(&flow.refused, failed, "the flow's refusals are the zones' failed commands");
+    let warning = r.warnings.iter().find(|w| w.starts_with("flow log: the device refused ")).expect("a warning");
+    assert!(warning.contains(&format!("refused {refused} of its 2000 requests")), "{warning}");
+    assert!(warning.contains("address = \"zoned\""), "{warning}");
+    // results.json keeps the counts; a flow refused nothing has none.
+    let json = serde_json::to_value(&r).unwrap();
+    assert_eq!(json["flows"][0]["refused"]["zone_invalid_write"], flow.refused["zone_invalid_write"]);
+    let clean = common::run(&zoned_log(500, ""));
+    assert!(clean.flows[0].refused.is_empty());
+    assert!(serde_json::to_value(&clean).unwrap()["flows"][0].get("refused").is_none());
+    assert!(!clean.warnings.iter().any(|w| w.contains("refused")), "{:?}", clean.warnings);
+}
+
+#[test]
 fn zones_confined_to_one_plane_are_slower_to_write_than_striped_ones() {
     // One zone written at a time, of 512 KiB: one block on each of the 8 planes, or 8 blocks
     // on one plane.

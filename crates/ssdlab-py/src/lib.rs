@@ -30,6 +30,13 @@ create_exception!(
     "A trace file could not be read; the message names the file and line."
 );
 
+create_exception!(
+    ssdlab._core,
+    EndOfLifeError,
+    PyRuntimeError,
+    "The device could not go on: it wore out (blocks retired at ftl.pe_cycle_limit), ran out of space, or completed no request for run.stall_timeout; the message says which, with the state it stopped in."
+);
+
 const PS_PER_SECOND: f64 = 1e12;
 
 fn sim_error(e: SimError) -> PyErr {
@@ -37,7 +44,7 @@ fn sim_error(e: SimError) -> PyErr {
         SimError::Config(e) => ConfigError::new_err(e.to_string()),
         SimError::Trace(e) => TraceError::new_err(e.to_string()),
         // The device wore out (or otherwise cannot go on): the message says why.
-        SimError::EndOfLife(message) => PyRuntimeError::new_err(message),
+        SimError::EndOfLife(message) => EndOfLifeError::new_err(message),
     }
 }
 
@@ -374,6 +381,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
     m.add_class::<Device>()?;
     m.add("ConfigError", py.get_type::<ConfigError>())?;
+    m.add("EndOfLifeError", py.get_type::<EndOfLifeError>())?;
     m.add("TraceError", py.get_type::<TraceError>())?;
     m.add_function(wrap_pyfunction!(summary_table_from_json, m)?)?;
     m.add_function(wrap_pyfunction!(import_mqsim, m)?)?;

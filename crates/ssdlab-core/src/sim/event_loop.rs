@@ -134,7 +134,14 @@ impl Simulation {
     /// erased block left for their writes) can bring the model there.
     pub(super) fn stall_report(&self) -> String {
         let g = &self.ftl.geometry;
-        let stuck: Vec<u32> = (0..g.planes).filter(|&p| !self.stalled_writes[p as usize].is_empty()).collect();
+        // Host writes wait for an erased block in the simulation's queues or, under block and
+        // hybrid mapping, in the family's own.
+        let stuck: Vec<u32> = (0..g.planes)
+            .filter(|&p| {
+                !self.stalled_writes[p as usize].is_empty()
+                    || self.family.as_deref().is_some_and(|f| f.waits_for_blocks(p))
+            })
+            .collect();
         let queued: usize = (0..g.dies).map(|d| self.tsu.queued(d)).sum();
         let retired = self.ftl.blocks.retired_blocks;
         let cause = if retired > 0 {

@@ -229,6 +229,9 @@ impl Simulation {
         let moves_data = !matches!(r.op, Op::Flush | Op::Trim)
             && !r.op.is_zone_management()
             && r.status == crate::device::Status::Success;
+        if r.status != crate::device::Status::Success {
+            flow.refused[r.status as usize] += 1;
+        }
         if moves_data {
             flow.stats.record(r.is_read, r.arrival, now, r.sectors as u64 * SECTOR_BYTES, &breakdown);
             self.series.record(f, r.is_read, now, now - r.arrival, r.sectors as u64 * SECTOR_BYTES, &self.ftl.stats);

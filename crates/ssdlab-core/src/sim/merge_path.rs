@@ -162,6 +162,12 @@ impl FamilyState {
         }
     }
 
+    /// Whether host writes wait on `plane` for an erased block (block and hybrid mapping keep
+    /// these apart from page mapping's stalled writes): for the report of a run that stalled.
+    pub fn waits_for_blocks(&self, plane: u32) -> bool {
+        self.stalled.get(plane as usize).is_some_and(|q| !q.is_empty())
+    }
+
     fn new_merge(&mut self, merge: Merge) -> u32 {
         match self.free_merges.pop() {
             Some(m) => {

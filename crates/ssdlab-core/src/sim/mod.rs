@@ -161,6 +161,10 @@ struct Flow {
     in_device: u32,
     issued: u64,
     completed: u64,
+    /// Requests the device refused, by [`crate::device::Status`] code (a zoned namespace's
+    /// writes off its write pointer, say): they complete at once and are neither reads nor
+    /// writes in the statistics, so the results count them apart (`flows[].refused`).
+    refused: [u64; crate::device::Status::ALL.len()],
     max_requests: u64,
     stop_time: SimTime,
     stats: FlowStats,
@@ -661,6 +665,7 @@ fn build_flows(
             in_device: 0,
             issued: 0,
             completed: 0,
+            refused: [0; crate::device::Status::ALL.len()],
             max_requests: fc.requests.unwrap_or(u64::MAX),
             stop_time: fc.duration.as_ref().map_or(SimTime::MAX, |d| d.value).min(run_stop),
             stats: FlowStats::default(),

@@ -236,6 +236,11 @@ pub struct FlowResults {
     pub requests: u64,
     /// Simulated seconds from the flow's first arrival to its last completion.
     pub interval_seconds: f64,
+    /// Requests the device refused, by status name (`zone_invalid_write`, `zone_is_full`, ...;
+    /// [`crate::device::Status::name`]): completed at once without moving data, so not in
+    /// `reads` or `writes`. Left out of results.json when the device refused nothing.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub refused: std::collections::BTreeMap<String, u64>,
     /// An LSM store's flushes, compactions and zone use (only for a flow with `[flows.lsm]`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lsm: Option<crate::workload::lsm::LsmSummary>,

@@ -95,6 +95,11 @@ impl Synthetic {
         }
     }
 
+    /// Whether the flow writes zone by zone (`address = "zoned"`, an LSM store included).
+    pub fn is_zoned(&self) -> bool {
+        matches!(self.pattern, Pattern::Zoned(_) | Pattern::Lsm(_))
+    }
+
     pub fn address_model(&self) -> AddressModel {
         let mean_sectors = match self.size {
             SizeDist::Fixed(s) => s as f64,
