@@ -257,3 +257,21 @@ fn a_device_larger_than_memory_is_refused_not_aborted() {
         Ok(_) => eprintln!("this machine's memory limit had room for 31 GiB of tables; nothing to check"),
     }
 }
+
+#[test]
+fn a_request_size_spread_no_request_can_carry() {
+    // Found by fuzzing: 2^64 bytes ran as requests of half the drive each, ending as a stall.
+    assert_rejects(
+        "[[flows]]\nqueue_depth = 1\nrequests = 1\n[flows.request_size]\nmean = \"8KiB\"\nstdev = \"18446744073709551616B\"\n",
+        "flows[0].request_size.stdev",
+        "larger than the largest request",
+    );
+    // Below that, a spread wider than the working set is refused when the workload is built:
+    // its draws would be clipped to the whole working set or one sector.
+    let wide = "[[flows]]\nqueue_depth = 1\nrequests = 1\n[flows.request_size]\nmean = \"8KiB\"\nstdev = \"1GiB\"\n";
+    let Err(SimError::Config(e)) = Simulation::from_toml_str(&merged(wide), &repo_root()) else { panic!("accepted") };
+    assert_eq!(e.path, "flows[0].request_size");
+    assert!(e.reason.contains("stdev") && e.reason.contains("larger than the working set"), "{}", e.reason);
+    let narrow = merged(&wide.replace("1GiB", "4KiB"));
+    assert!(Simulation::from_toml_str(&narrow, &repo_root()).is_ok());
+}

@@ -44,6 +44,25 @@ fn request_size(path: &str, size: &Size) -> Result<(), ConfigError> {
     Ok(())
 }
 
+/// A normal request size's standard deviation: no larger than a request can be. Beyond that
+/// half the draws are the largest request the working set allows, whatever the number says
+/// (fuzzing ran `stdev = "18446744073709551616B"` as requests of half the drive each, which took
+/// longer than `run.stall_timeout` and ended as a stall).
+fn request_size_spread(path: &str, stdev: &Size) -> Result<(), ConfigError> {
+    let max = u32::MAX as u64 * SECTOR_BYTES;
+    if stdev.value > max {
+        return Err(ConfigError::new(
+            path,
+            format!(
+                "a standard deviation larger than the largest request, {max} B ({} sectors), draws sizes no request can carry; got \"{}\"",
+                u32::MAX,
+                stdev.text
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// `run.percentiles`: each strictly between 0 and 100, none twice and none of the fixed ones
 /// (their names would clash in `latency_us`).
 fn validate_percentiles(percentiles: &[f64]) -> Result<(), ConfigError> {
@@ -511,7 +530,10 @@ fn validate_synthetic(path: &str, flow: &FlowConfig) -> Result<(), ConfigError> 
     }
     match &flow.request_size {
         Some(RequestSize::Fixed(size)) => request_size(&format!("{path}.request_size"), size)?,
-        Some(RequestSize::Normal { mean, stdev: _ }) => request_size(&format!("{path}.request_size.mean"), mean)?,
+        Some(RequestSize::Normal { mean, stdev }) => {
+            request_size(&format!("{path}.request_size.mean"), mean)?;
+            request_size_spread(&format!("{path}.request_size.stdev"), stdev)?;
+        }
         None => {}
     }
     if let Some(a) = &flow.alignment {

@@ -160,6 +160,16 @@ impl Synthetic {
                 "request size ({nominal} sectors) or alignment ({align_sectors} sectors) is larger than the working set ({ws_sectors} sectors)"
             ));
         }
+        // Draws are clipped to the working set: a spread wider than it makes most of them the
+        // whole working set or a single sector, whatever the mean says.
+        if let SizeDist::Normal { stdev, .. } = size {
+            if stdev > ws_sectors as f64 {
+                return Err(format!(
+                    "request size stdev ({} sectors) is larger than the working set ({ws_sectors} sectors): most draws would be clipped to the whole working set or to one sector",
+                    stdev.ceil()
+                ));
+            }
+        }
         let units = ws_sectors / align_sectors;
         let pattern = match flow.address.unwrap_or(AddressPattern::Uniform) {
             AddressPattern::Uniform => Pattern::Uniform,
