@@ -62,6 +62,21 @@ def emulating_config(**flow: Any) -> dict[str, Any]:
     return config
 
 
+def worn_out_config(**ftl: Any) -> dict[str, Any]:
+    """One plane of 64 blocks whose blocks retire after three P/E cycles, 90 % full and then
+    asked for 200,000 random writes: it wears out (blocks retired until a plane has none to
+    write to) within a second. `ftl` adds FTL settings (a mapping family, say)."""
+    flash = {"channels": 1, "chips_per_channel": 1, "dies_per_chip": 1, "planes_per_die": 1}
+    flash.update({"blocks_per_plane": 64, "pages_per_block": 32, "page_size": "4KiB"})
+    return {
+        "seed": 5,
+        "flash": flash,
+        "ftl": {"over_provisioning": 0.25, "pe_cycle_limit": 3, **ftl},
+        "precondition": {"mode": "fill", "occupancy": 0.9},
+        "flows": [{"address": "uniform", "requests": 200_000, "queue_depth": 8}],
+    }
+
+
 @pytest.fixture
 def config() -> dict[str, Any]:
     return small_config()

@@ -11,7 +11,7 @@ import threading
 import time
 
 import pytest
-from conftest import MQSIM_TRACE, RESULTS_CONTRACT, small_config
+from conftest import MQSIM_TRACE, RESULTS_CONTRACT, small_config, worn_out_config
 from ssdlab import ConfigError, EndOfLifeError, Results, TraceError, _core, dump_toml, simulate
 
 
@@ -250,21 +250,7 @@ def test_mqsim_trace_replays_unchanged():
 def test_a_worn_out_drive_raises_end_of_life_error(run_cli, tmp_path):
     # Blocks retire after three P/E cycles until a plane has none to write to: the run ends
     # with EndOfLifeError (a RuntimeError), and `ssdlab run` prints the same message.
-    config = {
-        "seed": 5,
-        "flash": {
-            "channels": 1,
-            "chips_per_channel": 1,
-            "dies_per_chip": 1,
-            "planes_per_die": 1,
-            "blocks_per_plane": 64,
-            "pages_per_block": 32,
-            "page_size": "4KiB",
-        },
-        "ftl": {"over_provisioning": 0.25, "pe_cycle_limit": 3},
-        "precondition": {"mode": "fill", "occupancy": 0.9},
-        "flows": [{"address": "uniform", "requests": 200_000, "queue_depth": 8}],
-    }
+    config = worn_out_config()
     with pytest.raises(EndOfLifeError, match=r"^end of life: \d+ blocks were retired") as caught:
         simulate(config)
     assert isinstance(caught.value, RuntimeError)

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 import ssdlab
+from conftest import worn_out_config
 from hypothesis import HealthCheck, Phase, assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
@@ -247,21 +248,7 @@ def test_a_drive_worn_out_by_its_writes_is_not_a_defect(tmp_path: Path):
     """A drive asked for more writes than its P/E cycles allow ends with the end-of-life error
     (blocks retired): the campaign calls that `worn-out`, not a crash (it had called one so:
     a mutation to 2^32 requests wore a small hybrid-mapped drive out)."""
-    config = {
-        "seed": 5,
-        "flash": {
-            "channels": 1,
-            "chips_per_channel": 1,
-            "dies_per_chip": 1,
-            "planes_per_die": 1,
-            "blocks_per_plane": 64,
-            "pages_per_block": 32,
-            "page_size": "4KiB",
-        },
-        "ftl": {"over_provisioning": 0.25, "pe_cycle_limit": 3, "mapping": "hybrid"},
-        "precondition": {"mode": "fill", "occupancy": 0.5},
-        "flows": [{"address": "uniform", "requests": 200_000, "queue_depth": 8}],
-    }
+    config = worn_out_config(mapping="hybrid")
     outcome = campaign.judge("config", {"config": config, "base": config}, tmp_path, False)
     assert outcome["verdict"] == "worn-out", outcome
     assert "plane(s) (first: 0) had no erased block left" in outcome["message"]
